@@ -1,0 +1,19 @@
+/* check.h - GF_CUDA_CHECK: turn a failed CUDA runtime call into a recorded
+ * gpufilt error (GF_EINTERNAL, "CUDA error at file:line: name: text") that
+ * the enclosing function returns. Never exits. */
+#ifndef GF_CHECK_H
+#define GF_CHECK_H
+
+#include <cuda_runtime.h>
+
+#include "../src/gf.h"
+
+#define GF_CUDA_CHECK(call)                                                                   \
+    do {                                                                                      \
+        cudaError_t gf_e_ = (call);                                                           \
+        if (gf_e_ != cudaSuccess)                                                             \
+            return gf_err(GF_EINTERNAL, NULL, "CUDA error at %s:%d: %s: %s", __FILE__,        \
+                          __LINE__, cudaGetErrorName(gf_e_), cudaGetErrorString(gf_e_));      \
+    } while (0)
+
+#endif

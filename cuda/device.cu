@@ -1,0 +1,193 @@
+/* device.cu - the CUDA context, device images, pinned staging and timers
+ * declared in src/gpu.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+#include "../src/gpu.h"
+
+struct gf_gpu {
+    int device;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    unsigned char *pinned;    /* host staging buffer (cudaHostAlloc) */
+    size_t pinned_bytes;
+};
+
+extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaDeviceProp prop;
+    gf_gpu *g;
+
+    *out = NULL;
+    if (e != cudaSuccess)
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: %s", cudaGetErrorString(e));
+    if (count == 0)
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: no CUDA device found");
+    if (device < 0 || device >= count)
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: device %d requested, %d present", device,
+                      count);
+    e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaFree(0); /* creates the context now, not at the first real call */
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess)
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: device %d: %s", device,
+                      cudaGetErrorString(e));
+    if (name)
+        snprintf(name, n, "%s", prop.name);
+    g = (gf_gpu *)calloc(1, sizeof *g);
+    if (!g)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    g->device = device;
+    if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreate(&g->start) != cudaSuccess || cudaEventCreate(&g->stop) != cudaSuccess) {
+        gf_gpu_close(g);
+        return gf_err(GF_EINTERNAL, NULL, "CUDA stream or event creation failed");
+    }
+    *out = g;
+    return 0;
+}
+
+extern "C" void gf_gpu_close(gf_gpu *g)
+{
+    if (!g)
+        return;
+    cudaSetDevice(g->device); /* close may run on another thread than open */
+    if (g->pinned)
+        cudaFreeHost(g->pinned);
+    if (g->start)
+        cudaEventDestroy(g->start);
+    if (g->stop)
+        cudaEventDestroy(g->stop);
+    if (g->stream)
+        cudaStreamDestroy(g->stream);
+    free(g);
+}
+
+extern "C" size_t gf_dimage_pitch(int width)
+{
+    return ((size_t)width + GF_PITCH_ALIGN - 1) / GF_PITCH_ALIGN * GF_PITCH_ALIGN;
+}
+
+extern "C" size_t gf_dimage_bytes(int width, int height)
+{
+    return gf_dimage_pitch(width) * (size_t)height;
+}
+
+extern "C" int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes)
+{
+    memset(d, 0, sizeof *d);
+    GF_CUDA_CHECK(cudaSetDevice(g->device));
+    GF_CUDA_CHECK(cudaMalloc((void **)&d->data, bytes));
+    d->capacity = bytes;
+    return 0;
+}
+
+extern "C" void gf_dimage_free(gf_dimage *d)
+{
+    if (d->data)
+        cudaFree(d->data);
+    memset(d, 0, sizeof *d);
+}
+
+extern "C" int gf_dimage_shape(gf_dimage *d, int width, int height)
+{
+    if (width < 1 || height < 1 || gf_dimage_bytes(width, height) > d->capacity)
+        return gf_err(GF_EINTERNAL, NULL, "device image %dx%d exceeds its buffer", width, height);
+    d->width = width;
+    d->height = height;
+    d->pitch = gf_dimage_pitch(width);
+    return 0;
+}
+
+extern "C" int gf_dimage_poison(gf_gpu *g, gf_dimage *d, int byte)
+{
+    GF_CUDA_CHECK(cudaMemsetAsync(d->data, byte, d->capacity, g->stream));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    return 0;
+}
+
+/* Grows the pinned staging buffer to at least `bytes`. */
+static int staging(gf_gpu *g, size_t bytes)
+{
+    if (g->pinned_bytes >= bytes)
+        return 0;
+    if (g->pinned)
+        cudaFreeHost(g->pinned);
+    g->pinned = NULL;
+    g->pinned_bytes = 0;
+    GF_CUDA_CHECK(cudaHostAlloc((void **)&g->pinned, bytes, cudaHostAllocDefault));
+    g->pinned_bytes = bytes;
+    return 0;
+}
+
+extern "C" int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms)
+{
+    double t0 = gf_now_ms();
+    size_t w = (size_t)src->width, h = (size_t)src->height;
+    int rc;
+
+    if ((rc = staging(g, w * h)) || (rc = gf_dimage_shape(dst, src->width, src->height)))
+        return rc;
+    if (src->stride == w)
+        memcpy(g->pinned, src->data, w * h);
+    else
+        for (size_t y = 0; y < h; y++)
+            memcpy(g->pinned + y * w, src->data + y * src->stride, w);
+    GF_CUDA_CHECK(cudaMemcpy2DAsync(dst->data, dst->pitch, g->pinned, w, w, h,
+                                    cudaMemcpyHostToDevice, g->stream));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    if (ms)
+        *ms = gf_now_ms() - t0;
+    return 0;
+}
+
+extern "C" int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms)
+{
+    double t0 = gf_now_ms();
+    size_t w = (size_t)src->width, h = (size_t)src->height;
+    int rc;
+
+    if ((rc = staging(g, w * h)))
+        return rc;
+    GF_CUDA_CHECK(cudaMemcpy2DAsync(g->pinned, w, src->data, src->pitch, w, h,
+                                    cudaMemcpyDeviceToHost, g->stream));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    view->width = src->width;
+    view->height = src->height;
+    view->stride = w;
+    view->data = g->pinned;
+    if (ms)
+        *ms = gf_now_ms() - t0;
+    return 0;
+}
+
+extern "C" int gf_gpu_timer_start(gf_gpu *g)
+{
+    GF_CUDA_CHECK(cudaEventRecord(g->start, g->stream));
+    return 0;
+}
+
+extern "C" int gf_gpu_timer_stop(gf_gpu *g, double *ms)
+{
+    float f = 0;
+
+    GF_CUDA_CHECK(cudaEventRecord(g->stop, g->stream));
+    GF_CUDA_CHECK(cudaEventSynchronize(g->stop));
+    GF_CUDA_CHECK(cudaGetLastError());
+    GF_CUDA_CHECK(cudaEventElapsedTime(&f, g->start, g->stop));
+    *ms = f;
+    return 0;
+}
+
+extern "C" void *gf_gpu_stream(gf_gpu *g)
+{
+    return (void *)g->stream;
+}

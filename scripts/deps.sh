@@ -1,0 +1,43 @@
+#!/bin/sh
+# deps.sh check|install - the Debian packages gpufilt builds and tests with.
+#   check    exit 0 when every header and tool is present, else list what lacks
+#   install  apt-get install what lacks (as root, or with sudo); otherwise
+#            print the exact command and fail
+set -eu
+pkgs=""
+need() { # need PACKAGE TEST...
+	pkg=$1; shift
+	if ! "$@" >/dev/null 2>&1; then pkgs="$pkgs $pkg"; fi
+}
+need libstb-dev test -f /usr/include/stb/stb_image.h -a -f /usr/include/stb/stb_image_write.h
+need libdeflate-dev test -f /usr/include/libdeflate.h
+need libcmocka-dev test -f /usr/include/cmocka.h
+need bats command -v bats
+need python3 command -v python3
+
+case "${1:-check}" in
+check)
+	if [ -n "$pkgs" ]; then
+		echo "gpufilt: missing Debian packages:$pkgs (run: make deps)" >&2
+		exit 1
+	fi
+	;;
+install)
+	[ -z "$pkgs" ] && exit 0
+	if [ "$(id -u)" = 0 ]; then
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		sudo apt-get update -qq
+		sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs
+	else
+		echo "gpufilt: missing Debian packages; run as root:" >&2
+		echo "  apt-get update && apt-get install -y$pkgs" >&2
+		exit 1
+	fi
+	;;
+*)
+	echo "usage: deps.sh check|install" >&2
+	exit 64
+	;;
+esac

@@ -1,0 +1,284 @@
+/* cli.c - options -> an ordered list of stages (getopt_long), usage and --help. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_MEAN = 256,
+    OPT_BORDER,
+    OPT_SHARED,
+    OPT_NO_SHARED,
+    OPT_VARIANT,
+    OPT_BACKEND,
+    OPT_DEVICE,
+    OPT_COMPARE,
+    OPT_TIMINGS,
+    OPT_FORMAT,
+    OPT_PNG_LEVEL,
+    OPT_MAX_PIXELS,
+    OPT_MAX_FILE_SIZE,
+    OPT_FORCE,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"mean", required_argument, NULL, OPT_MEAN},
+    {"border", required_argument, NULL, OPT_BORDER},
+    {"shared", no_argument, NULL, OPT_SHARED},
+    {"no-shared", no_argument, NULL, OPT_NO_SHARED},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"compare", no_argument, NULL, OPT_COMPARE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"timings", required_argument, NULL, OPT_TIMINGS},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+    {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char help_text[] =
+    "Image filters on the GPU: box mean, with a CPU fallback.\n"
+    "\n"
+    "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
+    "stdin); colour becomes 8-bit luma (77 R + 150 G + 29 B) >> 8.\n"
+    "Stages run in the order given, on the GPU when one is usable.\n"
+    "\n"
+    "Stages:\n"
+    "      --mean 3|5          box mean (box filter), rounded to nearest\n"
+    "\n"
+    "Stage options:\n"
+    "      --border MODE       replicate (default), reflect101, constant[=V]\n"
+    "      --shared            shared-memory kernels (the default for --mean)\n"
+    "      --no-shared         global-memory kernels\n"
+    "      --variant NAME      kernel variant by name (global, shared)\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE       write the image to FILE ('-' is stdout)\n"
+    "      --format png|pgm    output format (default: from FILE's extension)\n"
+    "      --png-level N       PNG deflate level 0-12 (default 2)\n"
+    "      --force             allow FILE to be the input file\n"
+    "\n"
+    "Backend and reports:\n"
+    "      --backend B         auto (default), cuda or cpu\n"
+    "      --device N          GPU number (default 0)\n"
+    "      --compare           run and time every variant, check each against\n"
+    "                          the CPU reference\n"
+    "      --timings text|json timing report format on stderr (default text)\n"
+    "  -q, --quiet             no timings or notices\n"
+    "\n"
+    "Limits:\n"
+    "      --max-pixels N      largest width x height (default 268435456)\n"
+    "      --max-file-size N   largest input file in bytes (default 1073741824)\n"
+    "\n"
+    "  -h, --help              this help\n"
+    "      --version           version\n"
+    "\n"
+    "Exit status: 0 ok, 64 usage, 65 bad input data, 66 input unreadable,\n"
+    "69 no GPU with --backend cuda, 70 internal error or variant mismatch,\n"
+    "73 cannot create output, 74 write error. See gpufilt(1).\n";
+
+void gf_cli_usage(FILE *f)
+{
+    fputs("usage: gpufilt [OPTIONS] INPUT [-o OUTPUT] [--mean 3|5]...  (gpufilt --help)\n", f);
+}
+
+/* Parses a whole unsigned decimal in [lo, hi]. */
+static int parse_u64(const char *s, unsigned long long lo, unsigned long long hi,
+                     unsigned long long *v)
+{
+    char *end;
+
+    if (!s[0] || s[0] == '-' || s[0] == '+')
+        return -1;
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return (errno || *end || *v < lo || *v > hi) ? -1 : 0;
+}
+
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *v)
+{
+    unsigned long long u;
+
+    if (parse_u64(s, (unsigned long long)lo, (unsigned long long)hi, &u))
+        return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not a number in %d..%d", opt, s, lo, hi);
+    *v = (int)u;
+    return 0;
+}
+
+static int parse_border(const char *s, gf_border *b)
+{
+    b->value = 0;
+    if (!strcmp(s, "replicate"))
+        b->mode = GF_BORDER_REPLICATE;
+    else if (!strcmp(s, "reflect101"))
+        b->mode = GF_BORDER_REFLECT101;
+    else if (!strcmp(s, "constant"))
+        b->mode = GF_BORDER_CONSTANT;
+    else if (!strncmp(s, "constant=", 9)) {
+        b->mode = GF_BORDER_CONSTANT;
+        return parse_int("--border constant", s + 9, 0, 255, &b->value);
+    } else
+        return gf_err(GF_EUSAGE, NULL,
+                      "--border: '%s' is not replicate, reflect101 or constant[=V]", s);
+    return 0;
+}
+
+int gf_cli_parse(int argc, char **argv, gf_options *o)
+{
+    const char *variant = NULL;
+    gf_border border = {GF_BORDER_REPLICATE, 0};
+    int c, rc, v;
+    unsigned long long u;
+
+    memset(o, 0, sizeof *o);
+    o->png_level = GF_DEFAULT_PNG_LEVEL;
+    o->limits.max_pixels = GF_DEFAULT_MAX_PIXELS;
+    o->limits.max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_MEAN:
+            if (strcmp(optarg, "3") && strcmp(optarg, "5"))
+                return gf_err(GF_EUSAGE, NULL, "--mean: size must be 3 or 5, not '%s'", optarg);
+            if (o->nstages == GF_MAX_STAGES)
+                return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
+            o->stages[o->nstages].ops = &gf_stage_mean;
+            o->stages[o->nstages].variant = -1;
+            o->stages[o->nstages++].u.mean.ksize = optarg[0] - '0';
+            break;
+        case OPT_BORDER:
+            if ((rc = parse_border(optarg, &border)))
+                return rc;
+            break;
+        case OPT_SHARED:
+            variant = "shared";
+            break;
+        case OPT_NO_SHARED:
+            variant = "global";
+            break;
+        case OPT_VARIANT:
+            variant = optarg;
+            break;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "auto"))
+                o->backend = GF_BACKEND_AUTO;
+            else if (!strcmp(optarg, "cuda"))
+                o->backend = GF_BACKEND_CUDA;
+            else if (!strcmp(optarg, "cpu"))
+                o->backend = GF_BACKEND_CPU;
+            else
+                return gf_err(GF_EUSAGE, NULL, "--backend: '%s' is not auto, cuda or cpu",
+                              optarg);
+            break;
+        case OPT_DEVICE:
+            if ((rc = parse_int("--device", optarg, 0, 1023, &o->device)))
+                return rc;
+            break;
+        case OPT_COMPARE:
+            o->compare = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_TIMINGS:
+            if (!strcmp(optarg, "text"))
+                o->timings = GF_TIMINGS_TEXT;
+            else if (!strcmp(optarg, "json"))
+                o->timings = GF_TIMINGS_JSON;
+            else
+                return gf_err(GF_EUSAGE, NULL, "--timings: '%s' is not text or json", optarg);
+            break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "png"))
+                o->format = GF_FMT_PNG;
+            else if (!strcmp(optarg, "pgm"))
+                o->format = GF_FMT_PGM;
+            else
+                return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png or pgm", optarg);
+            break;
+        case OPT_PNG_LEVEL:
+            if ((rc = parse_int("--png-level", optarg, 0, 12, &o->png_level)))
+                return rc;
+            break;
+        case OPT_MAX_PIXELS:
+        case OPT_MAX_FILE_SIZE:
+            if (parse_u64(optarg, 1, UINT64_MAX, &u))
+                return gf_err(GF_EUSAGE, NULL, "--%s: '%s' is not a positive number",
+                              c == OPT_MAX_PIXELS ? "max-pixels" : "max-file-size", optarg);
+            if (c == OPT_MAX_PIXELS)
+                o->limits.max_pixels = u;
+            else
+                o->limits.max_file_bytes = u;
+            break;
+        case OPT_FORCE:
+            o->force = 1;
+            break;
+        case 'h':
+            gf_cli_usage(stdout);
+            fputs(help_text, stdout);
+            return 1;
+        case OPT_VERSION:
+            printf("gpufilt %s\n", GF_VERSION);
+            return 1;
+        case ':':
+            return gf_err(GF_EUSAGE, NULL, "option %s needs an argument", argv[optind - 1]);
+        default:
+            if (optopt)
+                return gf_err(GF_EUSAGE, NULL, "unknown option -%c", optopt);
+            return gf_err(GF_EUSAGE, NULL, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    /* getopt_long moves the operands after the options. */
+    for (; optind < argc; optind++) {
+        if (o->input)
+            return gf_err(GF_EUSAGE, NULL, "more than one input: '%s' and '%s'", o->input,
+                          argv[optind]);
+        o->input = argv[optind];
+    }
+    if (!o->input)
+        return gf_err(GF_EUSAGE, NULL, "no input file");
+
+    /* Stage-wide settings: border mode and the variant choice. */
+    for (int i = 0; i < o->nstages; i++)
+        if (o->stages[i].ops == &gf_stage_mean)
+            o->stages[i].u.mean.border = border;
+    if (variant) {
+        int found = 0;
+        for (int i = 0; i < o->nstages; i++) {
+            v = gf_stage_variant_index(o->stages[i].ops, variant);
+            if (v >= 0) {
+                o->stages[i].variant = v;
+                found = 1;
+            }
+        }
+        if (!found)
+            return gf_err(GF_EUSAGE, NULL, "no stage has a kernel variant '%s'", variant);
+    }
+
+    if (o->output) {
+        gf_format f = gf_format_from_name(o->output);
+        if (!o->format)
+            o->format = f;
+        if (!o->format)
+            return gf_err(GF_EUSAGE, NULL,
+                          "%s: cannot tell the output format from the name; use --format png|pgm",
+                          o->output);
+    } else if (!o->compare) {
+        return gf_err(GF_EUSAGE, NULL, "no output: give -o FILE (or --compare to only time)");
+    }
+    return 0;
+}

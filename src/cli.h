@@ -1,0 +1,38 @@
+/* cli.h - command-line options -> gf_options (getopt_long). */
+#ifndef GF_CLI_H
+#define GF_CLI_H
+
+#include <stdio.h>
+
+#include "image.h"
+#include "stage.h"
+
+#define GF_MAX_STAGES 64
+
+typedef enum gf_backend { GF_BACKEND_AUTO = 0, GF_BACKEND_CUDA, GF_BACKEND_CPU } gf_backend;
+typedef enum gf_timings { GF_TIMINGS_TEXT = 0, GF_TIMINGS_JSON } gf_timings;
+
+typedef struct gf_options {
+    const char *input;       /* path, or "-" for stdin */
+    const char *output;      /* path, "-" for stdout, or NULL */
+    gf_format format;        /* of the output */
+    int png_level;           /* 0..12 */
+    gf_stage stages[GF_MAX_STAGES]; /* in the order of their flags */
+    int nstages;
+    gf_backend backend;
+    int device;
+    int compare;
+    int quiet;
+    int force;
+    gf_timings timings;
+    gf_limits limits;
+} gf_options;
+
+/* Parses argv into *o. Returns 0 to run, 1 when --help or --version was
+ * printed to stdout (exit 0), or GF_EUSAGE with a recorded message. */
+int gf_cli_parse(int argc, char **argv, gf_options *o);
+
+/* The one-line usage, to f. */
+void gf_cli_usage(FILE *f);
+
+#endif

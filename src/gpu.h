@@ -1,0 +1,84 @@
+/* gpu.h - the C side of gpufilt's CUDA code (cuda/device.cu): one device
+ * context, pitched device images, pinned staging buffers and event timers.
+ * Callable from C without the CUDA headers. Every function returns 0 or a
+ * negative GF_E* code with a recorded message (see gf.h); CUDA errors become
+ * GF_EINTERNAL with the CUDA file:line, a missing GPU GF_ENOGPU. */
+#ifndef GF_GPU_H
+#define GF_GPU_H
+
+#include "gf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Row pitch of device images in bytes: rows start on 256-byte boundaries, so
+ * 4- and 16-byte vector accesses at x % 4 == 0 (or 16) are aligned. */
+#define GF_PITCH_ALIGN 256
+
+/* An 8-bit single-channel image in device memory: width x height pixels,
+ * pitch bytes between rows (a multiple of GF_PITCH_ALIGN), data a device
+ * pointer to capacity bytes. Stages change width/height/pitch in place. */
+typedef struct gf_dimage {
+    int width;
+    int height;
+    size_t pitch;
+    size_t capacity;
+    unsigned char *data;
+} gf_dimage;
+
+typedef struct gf_gpu gf_gpu;
+
+/* Creates the CUDA context on device `device` (0-based) and returns it in
+ * *out. name receives the device name (n bytes). Costs ~0.2 s at first use,
+ * so gpufilt calls it from a thread while the input decodes.
+ * Errors: GF_ENOGPU when no driver, no device or no such device. */
+int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n);
+
+/* Releases everything the context allocated; NULL is allowed. */
+void gf_gpu_close(gf_gpu *g);
+
+/* Allocates a device buffer of at least `bytes` bytes into d (shape unset).
+ * Errors: GF_EINTERNAL when device memory runs out. */
+int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes);
+
+/* Frees d's device buffer; a zeroed d is allowed. */
+void gf_dimage_free(gf_dimage *d);
+
+/* The pitch in bytes for a row of `width` pixels, and the device bytes a
+ * width x height image needs. */
+size_t gf_dimage_pitch(int width);
+size_t gf_dimage_bytes(int width, int height);
+
+/* Sets d's shape to width x height with the standard pitch.
+ * Errors: GF_EINTERNAL if it does not fit d->capacity. */
+int gf_dimage_shape(gf_dimage *d, int width, int height);
+
+/* Fills all capacity bytes of d with `byte`, to poison outputs in tests and
+ * --compare. */
+int gf_dimage_poison(gf_gpu *g, gf_dimage *d, int byte);
+
+/* Copies host image src into device image dst (shape set to src's) through a
+ * pinned staging buffer. *ms receives the wall time in ms (may be NULL). */
+int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms);
+
+/* Copies device image src to the host through the pinned staging buffer.
+ * *view is set to point into that buffer (stride = width): it stays valid
+ * until the next upload or download on g. *ms as for upload. */
+int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms);
+
+/* Brackets device work with CUDA events on g's stream: gf_gpu_timer_stop
+ * waits for it, checks for launch and execution errors, and returns the
+ * elapsed device time in ms. */
+int gf_gpu_timer_start(gf_gpu *g);
+int gf_gpu_timer_stop(gf_gpu *g, double *ms);
+
+/* The CUDA stream all of g's work runs on, as an opaque pointer for the
+ * stage launchers (cudaStream_t). */
+void *gf_gpu_stream(gf_gpu *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,431 @@
+/* image.c - reading, decoding, encoding and atomic writing (image.h). */
+#include "image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../third_party/stb.h"
+
+/* PNG row filter: stb's per-row choice tries all five filters on every row
+ * and costs more CPU than deflate at low levels; the fixed Paeth filter (4)
+ * is as small or smaller on photographs and gray scans (docs/benchmarks.md). */
+#define PNG_FILTER 4
+
+#define READ_CHUNK (1u << 20)
+
+int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
+{
+    int fd = STDIN_FILENO, own = 0, rc = 0;
+    struct stat st;
+    unsigned char *b = NULL;
+    size_t n = 0, cap = 0;
+    const char *name = strcmp(path, "-") ? path : "(stdin)";
+
+    *buf = NULL;
+    *len = 0;
+    if (strcmp(path, "-")) {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return gf_err(GF_ENOINPUT, name, "cannot open: %s", strerror(errno));
+        own = 1;
+    }
+    if (fstat(fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            rc = gf_err(GF_ENOINPUT, name, "is a directory");
+            goto out;
+        }
+        if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_file_bytes) {
+            rc = gf_err(GF_EDATA, name, "file of %lld bytes exceeds --max-file-size %llu",
+                        (long long)st.st_size, (unsigned long long)lim->max_file_bytes);
+            goto out;
+        }
+        if (S_ISREG(st.st_mode) && st.st_size > 0)
+            cap = (size_t)st.st_size + 1; /* +1 sees EOF without a realloc */
+    }
+    for (;;) {
+        if (!b || n == cap) {
+            size_t ncap = !b && cap ? cap : cap ? cap * 2 : READ_CHUNK;
+            unsigned char *nb = realloc(b, ncap);
+            if (!nb) {
+                rc = gf_err(GF_EINTERNAL, name, "out of memory reading the file");
+                goto out;
+            }
+            b = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = gf_err(GF_ENOINPUT, name, "read error: %s", strerror(errno));
+            goto out;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n > lim->max_file_bytes) {
+            rc = gf_err(GF_EDATA, name, "input exceeds --max-file-size %llu bytes",
+                        (unsigned long long)lim->max_file_bytes);
+            goto out;
+        }
+    }
+    if (n == 0) {
+        rc = gf_err(GF_EDATA, name, "empty file");
+        goto out;
+    }
+    *buf = b;
+    *len = n;
+    b = NULL;
+out:
+    free(b);
+    if (own)
+        close(fd);
+    return rc;
+}
+
+static int check_size(const char *name, uint64_t w, uint64_t h, const gf_limits *lim)
+{
+    if (w < 1 || h < 1)
+        return gf_err(GF_EDATA, name, "invalid image size %llux%llu", (unsigned long long)w,
+                      (unsigned long long)h);
+    if (w > GF_MAX_DIM || h > GF_MAX_DIM)
+        return gf_err(GF_EDATA, name, "image of %llux%llu exceeds the largest side, %d",
+                      (unsigned long long)w, (unsigned long long)h, GF_MAX_DIM);
+    if (w * h > lim->max_pixels)
+        return gf_err(GF_EDATA, name, "image of %llux%llu pixels exceeds --max-pixels %llu",
+                      (unsigned long long)w, (unsigned long long)h,
+                      (unsigned long long)lim->max_pixels);
+    return 0;
+}
+
+/* Converts n pixels of `channels` samples, each read by get(i) as 0..maxval,
+ * to 8-bit luma. Written once per sample type by the macro below. */
+#define LUMA_LOOP(GET)                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                         \
+        if (channels <= 2) {                                                                 \
+            dst[i] = SCALE(GET(i * channels));                                               \
+        } else {                                                                             \
+            unsigned r = SCALE(GET(i * channels)), g = SCALE(GET(i * channels + 1)),         \
+                     b = SCALE(GET(i * channels + 2));                                       \
+            dst[i] = (unsigned char)((77 * r + 150 * g + 29 * b) >> 8);                      \
+        }                                                                                    \
+    }
+#define SCALE(v) (maxval == 255 ? (unsigned)(v) : ((unsigned)(v) * 255u + maxval / 2) / maxval)
+
+static void luma8(const unsigned char *src, int channels, unsigned maxval, size_t n,
+                  unsigned char *dst)
+{
+#define GET8(k) src[k]
+    LUMA_LOOP(GET8)
+#undef GET8
+}
+
+/* 16-bit samples: big-endian bytes when be != 0 (PNM), else host uint16_t. */
+static void luma16(const unsigned char *src, int be, int channels, unsigned maxval, size_t n,
+                   unsigned char *dst)
+{
+    const uint16_t *s16 = (const uint16_t *)(const void *)src;
+#define GET16(k) (be ? (unsigned)src[2 * (k)] << 8 | src[2 * (k) + 1] : (unsigned)s16[k])
+    LUMA_LOOP(GET16)
+#undef GET16
+}
+#undef SCALE
+#undef LUMA_LOOP
+
+/* Binary PNM (P5 gray, P6 RGB): header tokens separated by whitespace and
+ * '#' comments, then one whitespace byte, then the samples, big-endian when
+ * maxval > 255 (netpbm's pgm(5) and ppm(5)). */
+static int pnm_token(const unsigned char *buf, size_t len, size_t *pos, unsigned long *val)
+{
+    size_t p = *pos;
+    unsigned long v = 0;
+    int digits = 0;
+
+    for (;;) {
+        while (p < len && strchr(" \t\r\n\v\f", buf[p]) && buf[p])
+            p++;
+        if (p < len && buf[p] == '#') {
+            while (p < len && buf[p] != '\n' && buf[p] != '\r')
+                p++;
+            continue;
+        }
+        break;
+    }
+    while (p < len && buf[p] >= '0' && buf[p] <= '9') {
+        if (v > 100000000ul)
+            return -1;
+        v = v * 10 + (buf[p++] - '0');
+        digits++;
+    }
+    if (!digits)
+        return -1;
+    *pos = p;
+    *val = v;
+    return 0;
+}
+
+static int decode_pnm(const char *name, const unsigned char *buf, size_t len,
+                      const gf_limits *lim, gf_image *out, gf_load_info *info)
+{
+    unsigned long w, h, maxval;
+    size_t pos = 2, need;
+    int channels = buf[1] == '6' ? 3 : 1, rc;
+
+    if (pnm_token(buf, len, &pos, &w) || pnm_token(buf, len, &pos, &h) ||
+        pnm_token(buf, len, &pos, &maxval) || pos >= len || !strchr(" \t\r\n\v\f", buf[pos]))
+        return gf_err(GF_EDATA, name, "corrupt PNM header");
+    pos++;
+    if (maxval < 1 || maxval > 65535)
+        return gf_err(GF_EDATA, name, "PNM maxval %lu is not in 1..65535", maxval);
+    if ((rc = check_size(name, w, h, lim)))
+        return rc;
+    info->format = channels == 1 ? "pgm" : "ppm";
+    info->channels = channels;
+    info->bits = maxval > 255 ? 16 : 8;
+    need = (size_t)w * h * (size_t)channels * (size_t)(info->bits / 8);
+    if (len - pos < need)
+        return gf_err(GF_EDATA, name, "truncated PNM data: %zu of %zu bytes", len - pos, need);
+    if ((rc = gf_image_alloc(out, (int)w, (int)h)))
+        return rc;
+    if (info->bits == 8)
+        luma8(buf + pos, channels, (unsigned)maxval, (size_t)w * h, out->data);
+    else
+        luma16(buf + pos, 1, channels, (unsigned)maxval, (size_t)w * h, out->data);
+    return 0;
+}
+
+static const char *sniff(const unsigned char *b, size_t n)
+{
+    if (n >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8))
+        return "png";
+    if (n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
+        return "jpeg";
+    if (n >= 2 && b[0] == 'B' && b[1] == 'M')
+        return "bmp";
+    if (n >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6'))
+        return "pnm";
+    return NULL;
+}
+
+int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+              gf_image *out, gf_load_info *info)
+{
+    const char *fmt = sniff(buf, len);
+    int w, h, comp, rc;
+    void *px;
+
+    memset(out, 0, sizeof *out);
+    memset(info, 0, sizeof *info);
+    if (!fmt)
+        return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM and PPM are read)");
+    if (!strcmp(fmt, "pnm"))
+        return decode_pnm(name, buf, len, lim, out, info);
+    if (len > INT_MAX)
+        return gf_err(GF_EDATA, name, "file too large to decode");
+    info->format = fmt;
+    if (!stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
+        return gf_err(GF_EDATA, name, "cannot decode %s: %s", fmt, stbi_failure_reason());
+    if ((rc = check_size(name, (uint64_t)w, (uint64_t)h, lim)))
+        return rc;
+    info->channels = comp;
+    info->bits = stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8;
+    /* The file's own channel count is requested: stb's conversion of 16-bit
+     * data to another count overflows its size arithmetic on large images. */
+    if (info->bits == 16)
+        px = stbi_load_16_from_memory(buf, (int)len, &w, &h, &comp, 0);
+    else
+        px = stbi_load_from_memory(buf, (int)len, &w, &h, &comp, 0);
+    if (!px)
+        return gf_err(GF_EDATA, name, "cannot decode %s: %s", fmt, stbi_failure_reason());
+    if (comp == 1 && info->bits == 8) { /* already luma: adopt stb's buffer */
+        out->width = w;
+        out->height = h;
+        out->stride = (size_t)w;
+        out->data = px;
+        return 0;
+    }
+    if ((rc = gf_image_alloc(out, w, h)) == 0) {
+        if (info->bits == 8)
+            luma8(px, comp, 255, (size_t)w * h, out->data);
+        else
+            luma16(px, 0, comp, 65535, (size_t)w * h, out->data);
+    }
+    stbi_image_free(px);
+    return rc;
+}
+
+int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info)
+{
+    unsigned char *buf;
+    size_t len;
+    int rc = gf_read_all(path, lim, &buf, &len);
+
+    if (rc)
+        return rc;
+    rc = gf_decode(strcmp(path, "-") ? path : "(stdin)", buf, len, lim, out, info);
+    free(buf);
+    return rc;
+}
+
+gf_format gf_format_from_name(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+
+    if (!dot || strchr(dot, '/'))
+        return GF_FMT_NONE;
+    if (!strcasecmp(dot, ".png"))
+        return GF_FMT_PNG;
+    if (!strcasecmp(dot, ".pgm"))
+        return GF_FMT_PGM;
+    return GF_FMT_NONE;
+}
+
+void gf_set_png_level(int level)
+{
+    gf_stb_png_config(level, PNG_FILTER);
+}
+
+int gf_encode(const gf_image *im, gf_format fmt, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (fmt == GF_FMT_PNG) {
+        int n = 0;
+        *out = gf_stb_png_encode(im->data, (int)im->stride, im->width, im->height, &n);
+        if (!*out)
+            return gf_err(GF_EINTERNAL, NULL, "PNG encoding failed (out of memory)");
+        *len = (size_t)n;
+        return 0;
+    }
+    if (fmt == GF_FMT_PGM) {
+        char hdr[64];
+        int hl = snprintf(hdr, sizeof hdr, "P5\n%d %d\n255\n", im->width, im->height);
+        size_t total = (size_t)hl + (size_t)im->width * (size_t)im->height;
+        unsigned char *b = malloc(total);
+        if (!b)
+            return gf_err(GF_EINTERNAL, NULL, "out of memory encoding PGM");
+        memcpy(b, hdr, (size_t)hl);
+        for (int y = 0; y < im->height; y++)
+            memcpy(b + hl + (size_t)y * im->width, im->data + (size_t)y * im->stride,
+                   (size_t)im->width);
+        *out = b;
+        *len = total;
+        return 0;
+    }
+    return gf_err(GF_EINTERNAL, NULL, "no output format");
+}
+
+/* Temporary output files not yet renamed, for gf_tmp_cleanup. A slot is
+ * claimed atomically, so writer threads and a signal handler can share it. */
+#define TMP_SLOTS 64
+static char tmp_paths[TMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+
+static int tmp_claim(void)
+{
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        sig_atomic_t expect = 0;
+        if (__atomic_compare_exchange_n(&tmp_used[i], &expect, 1, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            return i;
+    }
+    return -1;
+}
+
+void gf_tmp_cleanup(void)
+{
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_used[i] == 2)
+            unlink(tmp_paths[i]);
+}
+
+static int write_all(int fd, const unsigned char *b, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int gf_write(const char *path, const unsigned char *buf, size_t len)
+{
+    int rc = 0, slot = -1, fd = -1;
+    const char *slash, *base;
+    mode_t mask;
+
+    if (!strcmp(path, "-")) {
+        if (write_all(STDOUT_FILENO, buf, len))
+            rc = gf_err(GF_EIO, "(stdout)", "write error: %s", strerror(errno));
+        return rc;
+    }
+    slot = tmp_claim();
+    if (slot < 0) {
+        rc = gf_err(GF_EINTERNAL, path, "too many outputs in flight");
+        goto out;
+    }
+    slash = strrchr(path, '/');
+    base = slash ? slash + 1 : path;
+    if (snprintf(tmp_paths[slot], PATH_MAX, "%.*s.%s.gpufilt-XXXXXX",
+                 (int)(slash ? slash - path + 1 : 0), path, base) >= PATH_MAX) {
+        rc = gf_err(GF_ECREATE, path, "path too long");
+        goto out;
+    }
+    fd = mkostemp(tmp_paths[slot], O_CLOEXEC);
+    if (fd < 0) {
+        rc = gf_err(GF_ECREATE, path, "cannot create: %s", strerror(errno));
+        goto out;
+    }
+    tmp_used[slot] = 2; /* from here on a signal removes it */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) || write_all(fd, buf, len)) {
+        rc = gf_err(GF_EIO, path, "write error: %s", strerror(errno));
+        goto out;
+    }
+    if (close(fd)) {
+        fd = -1;
+        rc = gf_err(GF_EIO, path, "write error: %s", strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp_paths[slot], path)) {
+        rc = gf_err(GF_ECREATE, path, "cannot create: %s", strerror(errno));
+        goto out;
+    }
+    tmp_used[slot] = 1; /* renamed: nothing to remove */
+out:
+    if (fd >= 0)
+        close(fd);
+    if (slot >= 0) {
+        if (tmp_used[slot] == 2)
+            unlink(tmp_paths[slot]);
+        tmp_used[slot] = 0;
+    }
+    return rc;
+}
+
+int gf_save(const char *path, const gf_image *im, gf_format fmt)
+{
+    unsigned char *buf;
+    size_t len;
+    int rc = gf_encode(im, fmt, &buf, &len);
+
+    if (rc == 0)
+        rc = gf_write(path, buf, len);
+    free(buf);
+    return rc;
+}

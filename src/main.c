@@ -1,0 +1,178 @@
+/* main.c - argv -> pipeline -> exit status; the only place that exits. */
+#include <errno.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpu.h"
+#include "image.h"
+#include "pipeline.h"
+#include "report.h"
+
+/* CUDA start-up (~0.2 s) runs on this thread while the input decodes. */
+typedef struct gpu_start {
+    int device;
+    gf_gpu *gpu;
+    int rc;
+    char msg[1024];
+    char name[128];
+} gpu_start;
+
+static void *gpu_start_main(void *arg)
+{
+    gpu_start *g = arg;
+
+    g->rc = gf_gpu_open(g->device, &g->gpu, g->name, sizeof g->name);
+    if (g->rc)
+        snprintf(g->msg, sizeof g->msg, "%s", gf_errmsg());
+    return NULL;
+}
+
+static void on_signal(int sig)
+{
+    gf_tmp_cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int fail(int rc)
+{
+    fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
+    return -rc;
+}
+
+/* Refuses an output that is the input file (unless --force), and an output
+ * directory that does not exist or is not writable, before any work. */
+static int check_output(const gf_options *o)
+{
+    struct stat si, so;
+    char *copy, *dir;
+    int ok;
+
+    if (!o->output || !strcmp(o->output, "-"))
+        return 0;
+    if (strcmp(o->input, "-") && !o->force && stat(o->input, &si) == 0 &&
+        stat(o->output, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return gf_err(GF_EUSAGE, o->output, "is the input file; use --force to replace it");
+    copy = strdup(o->output);
+    if (!copy)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    dir = dirname(copy);
+    ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        gf_err(GF_ECREATE, o->output, "cannot create: %s: %s", dir, strerror(errno));
+    free(copy);
+    return ok ? 0 : GF_ECREATE;
+}
+
+int main(int argc, char **argv)
+{
+    gf_options o;
+    gf_report rep;
+    gf_image img = {0}, result = {0};
+    gf_load_info info;
+    gpu_start gs = {0};
+    pthread_t thread;
+    int rc, started = 0, owned = 0;
+    double t_start = gf_now_ms(), t0;
+    const char *name;
+
+    rc = gf_cli_parse(argc, argv, &o);
+    if (rc == 1)
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 74;
+    if (rc) {
+        fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
+        gf_cli_usage(stderr);
+        return -rc;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    gf_set_png_level(o.png_level);
+    if ((rc = check_output(&o)))
+        return fail(rc);
+
+    memset(&rep, 0, sizeof rep);
+    name = strcmp(o.input, "-") ? o.input : "(stdin)";
+    rep.input = name;
+    rep.backend = "cpu";
+    if (o.backend != GF_BACKEND_CPU) {
+        gs.device = o.device;
+        started = pthread_create(&thread, NULL, gpu_start_main, &gs) == 0;
+        if (!started)
+            gpu_start_main(&gs);
+    }
+
+    t0 = gf_now_ms();
+    rc = gf_load(o.input, &o.limits, &img, &info);
+    if (rc == 0) {
+        gf_report_step(&rep, "decode", NULL, gf_now_ms() - t0, 0);
+        if (info.bits == 16 && !o.quiet)
+            fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", name, info.bits);
+    }
+    if (started) {
+        t0 = gf_now_ms();
+        pthread_join(thread, NULL);
+        if (rc == 0)
+            gf_report_step(&rep, "gpu start", "wait", gf_now_ms() - t0, 0);
+    }
+    if (rc)
+        goto out;
+    if (o.backend != GF_BACKEND_CPU && gs.rc) {
+        if (o.backend == GF_BACKEND_CUDA) {
+            rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)", gs.msg);
+            goto out;
+        }
+        if (!o.quiet)
+            fprintf(stderr, "gpufilt: %s; using the CPU backend\n", gs.msg);
+    }
+    if (gs.gpu) {
+        rep.backend = "cuda";
+        snprintf(rep.device, sizeof rep.device, "%s", gs.name);
+    }
+    rep.width = img.width;
+    rep.height = img.height;
+
+    rc = gf_pipeline_run(&o, gs.gpu, &img, &result, &owned, &rep);
+    if (rc == 0 && o.output) {
+        unsigned char *buf;
+        size_t len;
+        t0 = gf_now_ms();
+        rc = gf_encode(&result, o.format, &buf, &len);
+        if (rc == 0) {
+            gf_report_step(&rep, "encode", o.format == GF_FMT_PNG ? "png" : "pgm",
+                           gf_now_ms() - t0, 0);
+            t0 = gf_now_ms();
+            rc = gf_write(o.output, buf, len);
+            free(buf);
+            if (rc == 0)
+                gf_report_step(&rep, "write", NULL, gf_now_ms() - t0, (double)len);
+        }
+    }
+    if (rc == 0 || (o.compare && rep.ncompare)) {
+        rep.out_width = result.width ? result.width : rep.width;
+        rep.out_height = result.height ? result.height : rep.height;
+        gf_report_step(&rep, "total", NULL, gf_now_ms() - t_start, 0);
+        if (!o.quiet) {
+            if (o.timings == GF_TIMINGS_JSON)
+                gf_report_json(&rep, stderr);
+            else
+                gf_report_text(&rep, stderr);
+        }
+    }
+out:
+    if (owned)
+        gf_image_free(&result);
+    gf_image_free(&img);
+    gf_gpu_close(gs.gpu);
+    if (rc)
+        return fail(rc);
+    return 0;
+}
