@@ -47,11 +47,14 @@ $(B)/%.o: %.cu | deps
 demo: gpufilt
 	sh samples/demo.sh
 
-$(B)/test_unit: $(UNIT_SRC) $(B)/libgf.a | deps
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRC) $(B)/libgf.a -lcmocka $(LDLIBS)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 
-test-unit: $(B)/test_unit
-	$(B)/test_unit
+$(B)/unit/%: tests/unit/%.c tests/unit/common.h $(B)/libgf.a | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS)
+
+test-unit: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do echo "== $$t"; $$t || exit 1; done
 
 test-cli: gpufilt
 	bats tests/cli

@@ -20,9 +20,12 @@ struct gf_gpu {
 extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
 {
     int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaError_t e;
+
     cudaDeviceProp prop;
     gf_gpu *g;
+
+    e = cudaGetDeviceCount(&count);
 
     *out = NULL;
     if (e != cudaSuccess)

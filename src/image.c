@@ -231,6 +231,12 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     if (len > INT_MAX)
         return gf_err(GF_EDATA, name, "file too large to decode");
     info->format = fmt;
+    /* PNG's IHDR gives the size at a fixed offset: check it before stb, which
+     * refuses images over 1 GiB with a vaguer message. */
+    if (!strcmp(fmt, "png") && len >= 24 && !memcmp(buf + 12, "IHDR", 4) &&
+        (rc = check_size(name, (uint64_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19],
+                         (uint64_t)buf[20] << 24 | buf[21] << 16 | buf[22] << 8 | buf[23], lim)))
+        return rc;
     if (!stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
         return gf_err(GF_EDATA, name, "cannot decode %s: %s", fmt, stbi_failure_reason());
     if ((rc = check_size(name, (uint64_t)w, (uint64_t)h, lim)))

@@ -104,6 +104,10 @@ int main(int argc, char **argv)
     rep.input = name;
     rep.backend = "cpu";
     if (o.backend != GF_BACKEND_CPU) {
+        /* Load every kernel during start-up, hidden behind decoding, rather
+         * than at its first launch, inside a stage's timing; a value the user
+         * set wins. Set before the thread starts: setenv is not thread-safe. */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         gs.device = o.device;
         started = pthread_create(&thread, NULL, gpu_start_main, &gs) == 0;
         if (!started)

@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# gpufilt's command line: options, exit statuses, stdin/stdout, atomic
+# output and the man page's examples. Runs with or without a GPU.
+
+load helper
+
+@test "--help prints the usage on stdout and exits 0" {
+	run "$GPUFILT" --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == usage:* ]]
+	[[ "$output" == *"--mean 3|5"* ]]
+	[[ "$output" == *"--border MODE"* ]]
+}
+
+@test "--version prints the version" {
+	run "$GPUFILT" --version
+	[ "$status" -eq 0 ]
+	[ "$output" = "gpufilt 0.1.0" ]
+}
+
+@test "usage errors exit 64 with a message and the usage line" {
+	for args in "" "--bogus x.png" "x.png --mean 4 -o y.png" "x.png --border wrap -o y.png" \
+		"x.png --border constant=256 -o y.png" "x.png --png-level 13 -o y.png" \
+		"x.png --backend gpu -o y.png" "x.png --device -1 -o y.png" "x.png" \
+		"x.png -o y.jpg" "x.png -o -" "x.png y.png -o z.png" "x.png --max-pixels 0 -o y.png" \
+		"x.png --timings xml -o y.png" "x.png --variant fast --mean 3 -o y.png" "x.png -o"; do
+		run "$GPUFILT" $args
+		echo "args: $args -> $status: $output"
+		[ "$status" -eq 64 ]
+		[[ "${lines[0]}" == gpufilt:* ]]
+		[[ "${lines[1]}" == usage:* ]]
+	done
+}
+
+@test "a missing input exits 66 with gpufilt: FILE: reason" {
+	run "$GPUFILT" nope.png -o out.png
+	[ "$status" -eq 66 ]
+	[ "$output" = "gpufilt: nope.png: cannot open: No such file or directory" ]
+	[ ! -e out.png ]
+}
+
+@test "a directory as input exits 66" {
+	mkdir d
+	run "$GPUFILT" d -o out.png
+	[ "$status" -eq 66 ]
+	[ "$output" = "gpufilt: d: is a directory" ]
+}
+
+@test "undecodable, truncated and empty inputs exit 65" {
+	echo "not an image" >bad.png
+	head -c 20000 "$SAMPLES/camera.png" >trunc.png
+	: >empty.png
+	printf 'P5\n4 4\n255\n\001\002' >short.pgm
+	for f in bad.png trunc.png empty.png short.pgm; do
+		run "$GPUFILT" "$f" -o out.png
+		echo "$f -> $status: $output"
+		[ "$status" -eq 65 ]
+		[[ "$output" == "gpufilt: $f: "* ]]
+		[ ! -e out.png ]
+	done
+}
+
+@test "--max-pixels and --max-file-size refuse large inputs with 65" {
+	run "$GPUFILT" "$SAMPLES/camera.png" -o out.png --max-pixels 262143
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"512x512 pixels exceeds --max-pixels 262143" ]]
+	run "$GPUFILT" "$SAMPLES/camera.png" -o out.png --max-pixels 262144 -q
+	[ "$status" -eq 0 ]
+	run "$GPUFILT" "$SAMPLES/camera.png" -o out2.png --max-file-size 1000
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"exceeds --max-file-size 1000" ]]
+	run bash -c "'$GPUFILT' - -o out2.png --max-file-size 1000 < '$SAMPLES/camera.png'"
+	[ "$status" -eq 65 ]
+	[ ! -e out2.png ]
+}
+
+@test "--mean equals a brute-force reference for every size and border" {
+	for size in "1 1" "1 6" "6 1" "2 3" "13 7" "130 9"; do
+		$REF random $size $RANDOM in.pgm
+		for k in 3 5; do
+			for border in replicate reflect101 constant constant=$((RANDOM % 256)); do
+				"$GPUFILT" in.pgm -o out.pgm --mean $k --border $border -q
+				$REF mean $k $border in.pgm want.pgm
+				$REF cmp out.pgm want.pgm || { echo "size $size k $k $border"; false; }
+			done
+		done
+	done
+}
+
+@test "stages run in order and repeat: two 3x3 passes" {
+	$REF random 40 30 $RANDOM in.pgm
+	"$GPUFILT" in.pgm -o twice.pgm --mean 3 --mean 3 -q
+	$REF mean 3 replicate in.pgm once.pgm
+	$REF mean 3 replicate once.pgm want.pgm
+	$REF cmp twice.pgm want.pgm
+}
+
+@test "every variant and backend writes the same bytes" {
+	$REF random 300 77 $RANDOM in.pgm
+	"$GPUFILT" in.pgm -o cpu.png --mean 5 --backend cpu -q
+	"$GPUFILT" in.pgm -o shared.png --mean 5 --shared -q
+	"$GPUFILT" in.pgm -o global.png --mean 5 --no-shared -q
+	"$GPUFILT" in.pgm -o named.png --mean 5 --variant global -q
+	cmp cpu.png shared.png
+	cmp cpu.png global.png
+	cmp cpu.png named.png
+}
+
+@test "stdin to stdout equals file to file" {
+	"$GPUFILT" "$SAMPLES/rocket.jpg" -o file.pgm --mean 3 -q
+	"$GPUFILT" - -o - --format pgm --mean 3 -q <"$SAMPLES/rocket.jpg" >pipe.pgm
+	cmp file.pgm pipe.pgm
+	head -c 15 pipe.pgm | grep -q '^P5'
+}
+
+@test "PNG output decodes to the same pixels at every level" {
+	"$GPUFILT" "$SAMPLES/coins.png" -o want.pgm --mean 5 -q
+	for level in 0 1 2 6 12; do
+		"$GPUFILT" "$SAMPLES/coins.png" -o l$level.png --mean 5 --png-level $level -q
+		"$GPUFILT" l$level.png -o l$level.pgm -q
+		cmp want.pgm l$level.pgm
+	done
+	[ "$(stat -c %s l0.png)" -gt "$(stat -c %s l12.png)" ]
+}
+
+@test "colour inputs become luma; 16-bit input gets a notice" {
+	"$GPUFILT" "$SAMPLES/astronaut.png" -o a.pgm -q
+	head -c 20 a.pgm | grep -q '^P5'
+	[ "$(stat -c %s a.pgm)" -eq $((15 + 512 * 512)) ]
+	$REF pgm16 in16.pgm
+	run "$GPUFILT" in16.pgm -o out.pgm
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "gpufilt: in16.pgm: 16-bit samples reduced to 8 bits" ]
+	[ "$(tail -c 3 out.pgm | od -An -tu1 | tr -s ' ')" = " 255 128 0" ]
+}
+
+@test "without a GPU, auto falls back with one notice line; cuda exits 69" {
+	if "$GPUFILT" "$SAMPLES/text.png" -o g.png --backend cuda -q 2>/dev/null; then
+		skip "a GPU is present"
+	fi
+	run "$GPUFILT" "$SAMPLES/text.png" -o cuda.png --backend cuda
+	[ "$status" -eq 69 ]
+	[[ "$output" == "gpufilt: no usable GPU"*"(--backend cuda)" ]]
+	[ ! -e cuda.png ]
+	"$GPUFILT" "$SAMPLES/text.png" -o auto.png --mean 3 2>err.txt
+	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
+	grep -q '^  mean 3 *cpu ' err.txt
+	"$GPUFILT" "$SAMPLES/text.png" -o quiet.png --mean 3 -q 2>err.txt
+	[ ! -s err.txt ]
+	cmp auto.png quiet.png
+}
+
+@test "the timing table names every step; -q silences it" {
+	run "$GPUFILT" "$SAMPLES/moon.png" -o m.png --mean 5 --mean 3
+	[ "$status" -eq 0 ]
+	for step in decode "mean 5" "mean 3" encode write total; do
+		[[ "$output" == *"  $step "* ]]
+	done
+	run "$GPUFILT" "$SAMPLES/moon.png" -o m.png -q
+	[ -z "$output" ]
+}
+
+@test "--timings json prints one parseable object as the last line" {
+	"$GPUFILT" "$SAMPLES/moon.png" -o m.png --mean 5 --timings json 2>err.txt
+	tail -n 1 err.txt | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["width"] == 512 and r["height"] == 512, r
+assert r["backend"] in ("cuda", "cpu")
+steps = [s["step"] for s in r["steps"]]
+for want in ("decode", "mean 5", "encode", "write", "total"):
+    assert want in steps, steps
+assert all(s["ms"] >= 0 for s in r["steps"])
+'
+}
+
+@test "--compare checks every variant and needs no output" {
+	run "$GPUFILT" "$SAMPLES/coins.png" --mean 5 --compare
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"compare"* ]]
+	[[ "$output" == *"reference"* ]]
+	[[ "$output" != *"MISMATCH"* ]]
+	"$GPUFILT" "$SAMPLES/coins.png" --mean 3 --compare --timings json 2>err.txt
+	tail -n 1 err.txt | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+rows = r["compare"]
+assert rows[0]["variant"] == "cpu" and rows[0]["check"] == "reference", rows
+assert all(x["check"] in ("reference", "match") for x in rows), rows
+'
+}
+
+@test "an output that is the input is refused unless --force" {
+	cp "$SAMPLES/coins.png" c.png
+	run "$GPUFILT" c.png -o c.png --mean 3
+	[ "$status" -eq 64 ]
+	[ "$output" = "gpufilt: c.png: is the input file; use --force to replace it" ]
+	cmp c.png "$SAMPLES/coins.png"
+	ln -s c.png link.png
+	run "$GPUFILT" c.png -o link.png --mean 3
+	[ "$status" -eq 64 ]
+	"$GPUFILT" c.png -o c.png --mean 3 --force -q
+	! cmp -s c.png "$SAMPLES/coins.png"
+	no_temporaries
+}
+
+@test "an uncreatable output exits 73 and leaves nothing" {
+	run "$GPUFILT" "$SAMPLES/coins.png" -o missing/out.png
+	[ "$status" -eq 73 ]
+	[[ "$output" == "gpufilt: missing/out.png: cannot create: "* ]]
+	mkdir ro && chmod 555 ro
+	if [ "$(id -u)" != 0 ]; then
+		run "$GPUFILT" "$SAMPLES/coins.png" -o ro/out.png
+		[ "$status" -eq 73 ]
+	fi
+	[ -z "$(ls -A ro)" ]
+}
+
+@test "a write error exits 74" {
+	run bash -c "'$GPUFILT' '$SAMPLES/coins.png' -o - --format pgm -q > /dev/full"
+	[ "$status" -eq 74 ]
+	[[ "$output" == "gpufilt: (stdout): write error: No space left on device" ]]
+}
+
+@test "a failed run leaves an existing output untouched and no temporary" {
+	echo keep >out.png
+	echo garbage >bad.png
+	run "$GPUFILT" bad.png -o out.png --mean 3
+	[ "$status" -eq 65 ]
+	[ "$(cat out.png)" = keep ]
+	no_temporaries
+}
+
+@test "a killed run leaves no partial output" {
+	$REF random 1500 1500 $RANDOM big.pgm
+	"$GPUFILT" big.pgm -o out.png --mean 5 --mean 5 --mean 5 --backend cpu --png-level 12 -q &
+	pid=$!
+	sleep 0.2
+	kill -TERM $pid 2>/dev/null || true
+	wait $pid || true
+	no_temporaries
+	# either nothing or a whole file
+	if [ -e out.png ]; then "$GPUFILT" out.png -o check.pgm -q; fi
+}
+
+@test "the man page's examples run" {
+	ln -s "$SAMPLES" samples
+	n=0
+	while IFS= read -r cmd; do
+		echo "example: $cmd"
+		PATH="$ROOT:$PATH" bash -c "$cmd" 2>err.txt || { cat err.txt; false; }
+		n=$((n + 1))
+	done < <(sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$ROOT/man/gpufilt.1" | sed -n '/^\.EX/,/^\.EE/p' | grep '^gpufilt ' | sed 's/\\-/-/g')
+	[ "$n" -ge 4 ]
+	[ -s blurred.png ] && [ -s coins.pgm ] && [ -s rocket.png ] && [ -s moon.png ]
+}
+
+@test "the man page documents every long option" {
+	for opt in $("$GPUFILT" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+		grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$ROOT/man/gpufilt.1" ||
+			{ echo "missing in man page: $opt"; false; }
+		grep -q -- "$opt" "$ROOT/README.md" || { echo "missing in README: $opt"; false; }
+	done
+}

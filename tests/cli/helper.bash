@@ -1,0 +1,21 @@
+# helper.bash - shared setup for the CLI tests: a scratch directory per test,
+# the binary under test and the samples.
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+GPUFILT="$ROOT/gpufilt"
+REF="python3 $ROOT/tests/cli/ref.py"
+SAMPLES="$ROOT/samples"
+
+setup() {
+	T="$(mktemp -d)"
+	cd "$T"
+}
+
+teardown() {
+	cd /
+	rm -rf "$T"
+}
+
+# No file of this directory is a leftover temporary.
+no_temporaries() {
+	! ls -A "${1:-.}" | grep -q 'gpufilt-'
+}

@@ -1,0 +1,67 @@
+/* common.h - helpers shared by the unit tests: fresh random images and an
+ * independent brute-force padded-pixel reader. */
+#ifndef GF_TEST_COMMON_H
+#define GF_TEST_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../src/border.h"
+#include "../../src/gf.h"
+
+/* xorshift64*, seeded from the clock once per process (printed). */
+static uint64_t test_rng;
+static inline unsigned test_rand(void)
+{
+    if (!test_rng) {
+        test_rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32;
+        test_rng |= 1;
+        fprintf(stderr, "random seed %llu\n", (unsigned long long)test_rng);
+    }
+    test_rng ^= test_rng >> 12;
+    test_rng ^= test_rng << 25;
+    test_rng ^= test_rng >> 27;
+    return (unsigned)((test_rng * 2685821657736338717ull) >> 32);
+}
+
+/* A width x height image of random bytes, never all zero. */
+static inline void random_image(gf_image *im, int width, int height)
+{
+    assert_int_equal(gf_image_alloc(im, width, height), 0);
+    for (size_t i = 0; i < (size_t)width * height; i++)
+        im->data[i] = (unsigned char)test_rand();
+    im->data[0] |= 1;
+}
+
+/* The padded image by its definition, written independently of
+ * gf_border_index: replicate clamps, reflect101 mirrors about the edge pixels
+ * until inside, constant gives v. */
+static inline int brute_padded(const gf_image *im, int x, int y, gf_border b)
+{
+    int c[2] = {x, y}, n[2] = {im->width, im->height};
+
+    for (int k = 0; k < 2; k++) {
+        if (c[k] >= 0 && c[k] < n[k])
+            continue;
+        if (b.mode == GF_BORDER_CONSTANT)
+            return b.value;
+        if (b.mode == GF_BORDER_REPLICATE || n[k] == 1) {
+            c[k] = c[k] < 0 ? 0 : n[k] - 1;
+            continue;
+        }
+        while (c[k] < 0 || c[k] >= n[k])
+            c[k] = c[k] < 0 ? -c[k] : 2 * (n[k] - 1) - c[k];
+    }
+    return im->data[(size_t)c[1] * im->stride + c[0]];
+}
+
+#endif
