@@ -10,10 +10,8 @@ mk="make -j16 SKIP_DEPS=1 CUDA_ARCHS=${CUDA_ARCHS:-90} STB_CFLAGS=-I.devdeps/inc
 $mk gpufilt build/test_gpu >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 [ "${SKIP_TEST:-0}" = 1 ] || $mk test-gpu 2>&1 | tee "$out/test-gpu.log" | grep -v '^=\+ \(COMPUTE\|ERROR SUMMARY: 0\)' | tail -40
-{ printf 'P5\n8000 8000\n255\n'; head -c 64000000 /dev/urandom; } >/tmp/rand8000.pgm
-for k in 3 5; do
-	./gpufilt /tmp/rand8000.pgm --mean $k --compare --backend cuda 2>&1 | tee -a "$out/mean8000.log" | sed -n '/compare/,$p'
-done
+./gpufilt bench ${BENCH:-} 2>&1 | tee "$out/bench.log"
+./gpufilt bench ${BENCH:-} --json >"$out/bench.json" 2>&1
 ./gpufilt samples/astronaut.png -o /tmp/astro.pgm -q
 python3 bench/large_photo.py /tmp/astro.pgm 5120 2880 /tmp/big.pgm
 ./gpufilt /tmp/big.pgm --mean 5 --mean 5 -o /tmp/big.png -q

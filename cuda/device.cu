@@ -131,6 +131,11 @@ static int staging(gf_gpu *g, size_t bytes)
     return 0;
 }
 
+extern "C" int gf_gpu_reserve(gf_gpu *g, size_t bytes)
+{
+    return staging(g, bytes);
+}
+
 extern "C" int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms)
 {
     double t0 = gf_now_ms();
@@ -193,4 +198,48 @@ extern "C" int gf_gpu_timer_stop(gf_gpu *g, double *ms)
 extern "C" void *gf_gpu_stream(gf_gpu *g)
 {
     return (void *)g->stream;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_launch_fn fn, void *ctx, double *median_ms)
+{
+    double *ms;
+    int rc;
+
+    if (reps < 1)
+        reps = 1;
+    ms = (double *)malloc((size_t)reps * sizeof *ms);
+    if (!ms)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    rc = fn(ctx, g->stream);
+    for (int i = 0; i < reps && rc == 0; i++)
+        if ((rc = gf_gpu_timer_start(g)) == 0 && (rc = fn(ctx, g->stream)) == 0)
+            rc = gf_gpu_timer_stop(g, &ms[i]);
+    if (rc == 0) {
+        qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+        *median_ms = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
+    }
+    free(ms);
+    return rc;
+}
+
+extern "C" int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes)
+{
+    GF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g->stream));
+    return 0;
+}
+
+extern "C" void gf_gpu_versions(char *driver, char *runtime, size_t n)
+{
+    int d = 0, r = 0;
+
+    cudaDriverGetVersion(&d);
+    cudaRuntimeGetVersion(&r);
+    snprintf(driver, n, "%d.%d", d / 1000, d % 1000 / 10);
+    snprintf(runtime, n, "%d.%d", r / 1000, r % 1000 / 10);
 }

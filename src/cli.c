@@ -1,6 +1,8 @@
 /* cli.c - options -> an ordered list of stages (getopt_long), usage and --help. */
 #include "cli.h"
 
+#include "stages/orient.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -22,11 +24,21 @@ enum {
     OPT_MAX_FILE_SIZE,
     OPT_FORCE,
     OPT_VERSION,
+    OPT_TRANSPOSE,
+    OPT_TRANSVERSE,
+    OPT_ROTATE,
+    OPT_FLIP,
+    OPT_FLOP,
 };
 
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"mean", required_argument, NULL, OPT_MEAN},
+    {"transpose", no_argument, NULL, OPT_TRANSPOSE},
+    {"transverse", no_argument, NULL, OPT_TRANSVERSE},
+    {"rotate", required_argument, NULL, OPT_ROTATE},
+    {"flip", no_argument, NULL, OPT_FLIP},
+    {"flop", no_argument, NULL, OPT_FLOP},
     {"border", required_argument, NULL, OPT_BORDER},
     {"shared", no_argument, NULL, OPT_SHARED},
     {"no-shared", no_argument, NULL, OPT_NO_SHARED},
@@ -47,7 +59,8 @@ static const struct option long_options[] = {
 };
 
 static const char help_text[] =
-    "Image filters on the GPU: box mean, with a CPU fallback.\n"
+    "Image filters on the GPU: box mean, transpose, rotate, flip; with a CPU\n"
+    "fallback.\n"
     "\n"
     "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
     "stdin); colour becomes 8-bit luma (77 R + 150 G + 29 B) >> 8.\n"
@@ -55,12 +68,17 @@ static const char help_text[] =
     "\n"
     "Stages:\n"
     "      --mean 3|5          box mean (box filter), rounded to nearest\n"
+    "      --transpose         swap the axes (numpy a.T)\n"
+    "      --transverse        reflect about the anti-diagonal\n"
+    "      --rotate 90|180|270 rotate clockwise\n"
+    "      --flip              mirror top to bottom\n"
+    "      --flop              mirror left to right\n"
     "\n"
     "Stage options:\n"
     "      --border MODE       replicate (default), reflect101, constant[=V]\n"
-    "      --shared            shared-memory kernels (the default for --mean)\n"
+    "      --shared            shared-memory kernels (the default)\n"
     "      --no-shared         global-memory kernels\n"
-    "      --variant NAME      kernel variant by name (global, shared)\n"
+    "      --variant NAME      kernel variant by name (global, shared, vector)\n"
     "\n"
     "Output:\n"
     "  -o, --output FILE       write the image to FILE ('-' is stdout)\n"
@@ -89,7 +107,7 @@ static const char help_text[] =
 
 void gf_cli_usage(FILE *f)
 {
-    fputs("usage: gpufilt [OPTIONS] INPUT [-o OUTPUT] [--mean 3|5]...  (gpufilt --help)\n", f);
+    fputs("usage: gpufilt [OPTIONS] INPUT [-o OUTPUT] [STAGE...]  (gpufilt --help)\n", f);
 }
 
 /* Parses a whole unsigned decimal in [lo, hi]. */
@@ -133,6 +151,16 @@ static int parse_border(const char *s, gf_border *b)
     return 0;
 }
 
+static int add_stage(gf_options *o, const gf_stage_ops *ops)
+{
+    if (o->nstages == GF_MAX_STAGES)
+        return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
+    memset(&o->stages[o->nstages], 0, sizeof o->stages[0]);
+    o->stages[o->nstages].ops = ops;
+    o->stages[o->nstages++].variant = -1;
+    return 0;
+}
+
 int gf_cli_parse(int argc, char **argv, gf_options *o)
 {
     const char *variant = NULL;
@@ -154,12 +182,31 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
         case OPT_MEAN:
             if (strcmp(optarg, "3") && strcmp(optarg, "5"))
                 return gf_err(GF_EUSAGE, NULL, "--mean: size must be 3 or 5, not '%s'", optarg);
-            if (o->nstages == GF_MAX_STAGES)
-                return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
-            o->stages[o->nstages].ops = &gf_stage_mean;
-            o->stages[o->nstages].variant = -1;
-            o->stages[o->nstages++].u.mean.ksize = optarg[0] - '0';
+            if ((rc = add_stage(o, &gf_stage_mean)))
+                return rc;
+            o->stages[o->nstages - 1].u.mean.ksize = optarg[0] - '0';
             break;
+        case OPT_TRANSPOSE:
+        case OPT_TRANSVERSE:
+        case OPT_ROTATE:
+        case OPT_FLIP:
+        case OPT_FLOP: {
+            int op = c == OPT_TRANSPOSE    ? GF_TRANSPOSE
+                     : c == OPT_TRANSVERSE ? GF_TRANSVERSE
+                     : c == OPT_FLIP       ? GF_FLIP
+                     : c == OPT_FLOP       ? GF_FLOP
+                     : !strcmp(optarg, "90")  ? GF_ROTATE90
+                     : !strcmp(optarg, "180") ? GF_ROTATE180
+                     : !strcmp(optarg, "270") ? GF_ROTATE270
+                                              : -1;
+            if (op < 0)
+                return gf_err(GF_EUSAGE, NULL, "--rotate: angle must be 90, 180 or 270, not '%s'",
+                              optarg);
+            if ((rc = add_stage(o, gf_orient_swaps(op) ? &gf_stage_transpose : &gf_stage_mirror)))
+                return rc;
+            o->stages[o->nstages - 1].u.orient.op = op;
+            break;
+        }
         case OPT_BORDER:
             if ((rc = parse_border(optarg, &border)))
                 return rc;

@@ -58,6 +58,10 @@ int gf_dimage_shape(gf_dimage *d, int width, int height);
  * --compare. */
 int gf_dimage_poison(gf_gpu *g, gf_dimage *d, int byte);
 
+/* Makes the pinned staging buffer at least `bytes` long now, so that the
+ * first upload does not pay for the allocation. Errors: GF_EINTERNAL. */
+int gf_gpu_reserve(gf_gpu *g, size_t bytes);
+
 /* Copies host image src into device image dst (shape set to src's) through a
  * pinned staging buffer. *ms receives the wall time in ms (may be NULL). */
 int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms);
@@ -72,6 +76,21 @@ int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms)
  * elapsed device time in ms. */
 int gf_gpu_timer_start(gf_gpu *g);
 int gf_gpu_timer_stop(gf_gpu *g, double *ms);
+
+/* Device work to time: launches on `stream`, returns 0 or GF_E*. */
+typedef int (*gf_launch_fn)(void *ctx, void *stream);
+
+/* Runs fn once to warm up, then `reps` times, each between CUDA events;
+ * *median_ms receives the median in ms. Errors: as fn's, or GF_EINTERNAL. */
+int gf_gpu_time(gf_gpu *g, int reps, gf_launch_fn fn, void *ctx, double *median_ms);
+
+/* Device-to-device copy of `bytes` bytes on g's stream (for the bandwidth
+ * floor), src and dst device pointers. */
+int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes);
+
+/* The CUDA versions, as "13.0", of the driver (the newest it supports) and
+ * of the runtime gpufilt is linked with. */
+void gf_gpu_versions(char *driver, char *runtime, size_t n);
 
 /* The CUDA stream all of g's work runs on, as an opaque pointer for the
  * stage launchers (cudaStream_t). */

@@ -268,6 +268,25 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     return rc;
 }
 
+int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height)
+{
+    const char *fmt = sniff(buf, len);
+    unsigned long w, h;
+    size_t pos = 2;
+    int comp;
+
+    if (!fmt || len > INT_MAX)
+        return -1;
+    if (strcmp(fmt, "pnm"))
+        return stbi_info_from_memory(buf, (int)len, width, height, &comp) ? 0 : -1;
+    if (pnm_token(buf, len, &pos, &w) || pnm_token(buf, len, &pos, &h) || w > GF_MAX_DIM ||
+        h > GF_MAX_DIM)
+        return -1;
+    *width = (int)w;
+    *height = (int)h;
+    return 0;
+}
+
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info)
 {
     unsigned char *buf;

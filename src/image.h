@@ -44,6 +44,10 @@ int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, siz
 int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
               gf_image *out, gf_load_info *info);
 
+/* The width and height that buf's header gives, cheaply, without decoding
+ * or checking limits. Returns 0, or -1 when the header is not understood. */
+int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height);
+
 /* gf_read_all + gf_decode. */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
 

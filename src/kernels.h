@@ -27,6 +27,21 @@ enum { GF_MEAN_GLOBAL = 0, GF_MEAN_SHARED = 1, GF_MEAN_NVARIANTS };
 int gf_mean_cuda(const gf_dimage *in, gf_dimage *out, int ksize, gf_border border,
                  int variant, void *stream);
 
+/* Orientation variants: GF_ORIENT_GLOBAL for every op; GF_ORIENT_SHARED for
+ * the ops that swap the axes, GF_ORIENT_VECTOR for flip, flop, rotate 180. */
+enum { GF_ORIENT_GLOBAL = 0, GF_ORIENT_SHARED = 1, GF_ORIENT_VECTOR = 1 };
+
+/* Orientation op (a gf_orient_op, stages/orient.h) of in -> out; out's shape
+ * is set to h x w for the ops that swap the axes, else w x h. in and out must
+ * not overlap. Variants: GF_ORIENT_GLOBAL, one thread per input pixel, the
+ * read coalesced and the write scattered (the naive transpose of seed 2);
+ * GF_ORIENT_SHARED, 64x64-byte tiles staged in shared memory with one byte of
+ * row padding against bank conflicts, so reads and writes are both
+ * coalesced 4-byte words (seed 2's tiled transpose, for bytes);
+ * GF_ORIENT_VECTOR, 16 output bytes per thread as aligned 4-byte words, each
+ * reversed with byte permutes (mirrors need no tile). */
+int gf_orient_cuda(const gf_dimage *in, gf_dimage *out, int op, int variant, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "gpu.h"
 #include "image.h"
@@ -18,6 +19,7 @@
 /* CUDA start-up (~0.2 s) runs on this thread while the input decodes. */
 typedef struct gpu_start {
     int device;
+    size_t hint; /* bytes of the decoded image, once known: pinned memory to reserve */
     gf_gpu *gpu;
     int rc;
     char msg[1024];
@@ -28,9 +30,17 @@ static void *gpu_start_main(void *arg)
 {
     gpu_start *g = arg;
 
+    size_t hint;
+
     g->rc = gf_gpu_open(g->device, &g->gpu, g->name, sizeof g->name);
-    if (g->rc)
+    if (g->rc) {
         snprintf(g->msg, sizeof g->msg, "%s", gf_errmsg());
+        return NULL;
+    }
+    /* The main thread has usually read the header by now. */
+    hint = __atomic_load_n(&g->hint, __ATOMIC_ACQUIRE);
+    if (hint)
+        gf_gpu_reserve(g->gpu, hint); /* best effort: upload allocates otherwise */
     return NULL;
 }
 
@@ -71,6 +81,23 @@ static int check_output(const gf_options *o)
     return ok ? 0 : GF_ECREATE;
 }
 
+/* Reads and decodes the input, telling the CUDA start-up thread the image
+ * size as soon as the header gives it. */
+static int load(const gf_options *o, gpu_start *gs, gf_image *img, gf_load_info *info)
+{
+    unsigned char *buf;
+    size_t len;
+    int rc = gf_read_all(o->input, &o->limits, &buf, &len), w, h;
+
+    if (rc)
+        return rc;
+    if (gf_peek_size(buf, len, &w, &h) == 0 && (uint64_t)w * h <= o->limits.max_pixels)
+        __atomic_store_n(&gs->hint, (size_t)w * (size_t)h, __ATOMIC_RELEASE);
+    rc = gf_decode(strcmp(o->input, "-") ? o->input : "(stdin)", buf, len, &o->limits, img, info);
+    free(buf);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     gf_options o;
@@ -83,6 +110,8 @@ int main(int argc, char **argv)
     double t_start = gf_now_ms(), t0;
     const char *name;
 
+    if (argc > 1 && !strcmp(argv[1], "bench"))
+        return gf_bench_main(argc - 1, argv + 1);
     rc = gf_cli_parse(argc, argv, &o);
     if (rc == 1)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 74;
@@ -115,7 +144,7 @@ int main(int argc, char **argv)
     }
 
     t0 = gf_now_ms();
-    rc = gf_load(o.input, &o.limits, &img, &info);
+    rc = load(&o, &gs, &img, &info);
     if (rc == 0) {
         gf_report_step(&rep, "decode", NULL, gf_now_ms() - t0, 0);
         if (info.bits == 16 && !o.quiet)

@@ -39,12 +39,6 @@ int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The CPU backend; with --compare its rows go to the compare table, where
  * the CPU reference is the only variant. */
 static int run_cpu(const gf_options *o, gf_image *img, gf_report *rep)
@@ -67,62 +61,88 @@ static int run_cpu(const gf_options *o, gf_image *img, gf_report *rep)
     return 0;
 }
 
-/* --compare for one stage on the GPU: the CPU reference on *host (replaced by
- * its output), then every variant from `src` into `dst` (the chosen one) or
- * `scratch` (the others), each poisoned first, warmed up, timed
- * GF_COMPARE_REPS times and checked. *mismatch is set on any difference. */
+typedef struct stage_launch {
+    const gf_stage *s;
+    int variant;
+    const gf_dimage *in;
+    gf_dimage *out;
+} stage_launch;
+
+static int launch_stage(void *ctx, void *stream)
+{
+    stage_launch *l = ctx;
+    return l->s->ops->run_cuda(l->s, l->variant, l->in, l->out, stream);
+}
+
+int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_image *host,
+                      const gf_dimage *src, int keep, gf_dimage *keep_out, gf_dimage *scratch,
+                      int reps, gf_image *ref, double *cpu_ms, gf_variant_result *res)
+{
+    double t0 = gf_now_ms();
+    gf_image got;
+    int rc, x, y;
+    char label[32];
+
+    s->ops->label(s, label, sizeof label);
+    if ((rc = s->ops->run_cpu(s, host, ref)))
+        return rc;
+    *cpu_ms = gf_now_ms() - t0;
+    for (int v = 0; s->ops->variants[v]; v++) {
+        stage_launch l = {s, v, src, v == keep ? keep_out : scratch};
+        gf_variant_result *r = &res[v];
+        if ((rc = gf_dimage_poison(gpu, l.out, 0xA5 ^ v)) ||
+            (rc = gf_gpu_time(gpu, reps, launch_stage, &l, &r->ms)) ||
+            (rc = gf_gpu_download(gpu, l.out, &got, NULL)))
+            break;
+        r->match = !gf_image_diff(ref, &got, &x, &y);
+        if (r->match)
+            r->why[0] = 0;
+        else if (x < 0)
+            snprintf(r->why, sizeof r->why, "%s: variant %s gives %dx%d, the CPU reference %dx%d",
+                     label, s->ops->variants[v], got.width, got.height, ref->width, ref->height);
+        else
+            snprintf(r->why, sizeof r->why,
+                     "%s: variant %s differs from the CPU reference at (%d,%d): %d, not %d",
+                     label, s->ops->variants[v], x, y, got.data[(size_t)y * got.stride + x],
+                     ref->data[(size_t)y * ref->stride + x]);
+    }
+    if (rc)
+        gf_image_free(ref);
+    return rc;
+}
+
+/* --compare for one stage on the GPU: every variant from `src` into `dst`
+ * (the chosen one) or `scratch`, checked against the CPU reference on *host,
+ * which is replaced by the reference's output. Rows go to the compare table;
+ * *mismatch is set (and the first difference recorded) on any difference. */
 static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *host,
                          const gf_dimage *src, gf_dimage *dst, gf_dimage *scratch,
                          gf_report *rep, double *chosen_ms, int *mismatch)
 {
+    gf_variant_result res[GF_MAX_VARIANTS];
+    gf_image ref;
+    double bytes = gf_stage_bytes(s, src->width, src->height), cpu_ms;
     char label[32];
-    gf_image ref, got;
-    double bytes = gf_stage_bytes(s, src->width, src->height), t0 = gf_now_ms(), base_ms = 0;
-    int rc, x, y;
+    int rc = gf_stage_variants(gpu, s, host, src, chosen, dst, scratch, GF_COMPARE_REPS, &ref,
+                               &cpu_ms, res);
 
-    s->ops->label(s, label, sizeof label);
-    if ((rc = s->ops->run_cpu(s, host, &ref)))
+    if (rc)
         return rc;
-    gf_report_compare(rep, label, "cpu", gf_now_ms() - t0, bytes);
+    s->ops->label(s, label, sizeof label);
+    gf_report_compare(rep, label, "cpu", cpu_ms, bytes);
     for (int v = 0; s->ops->variants[v]; v++) {
-        gf_dimage *out = v == chosen ? dst : scratch;
-        double ms[GF_COMPARE_REPS];
-        if ((rc = gf_dimage_poison(gpu, out, 0xA5)) ||
-            (rc = s->ops->run_cuda(s, v, src, out, gf_gpu_stream(gpu))))
-            goto out;
-        for (int k = 0; k < GF_COMPARE_REPS; k++)
-            if ((rc = gf_gpu_timer_start(gpu)) ||
-                (rc = s->ops->run_cuda(s, v, src, out, gf_gpu_stream(gpu))) ||
-                (rc = gf_gpu_timer_stop(gpu, &ms[k])))
-                goto out;
-        qsort(ms, GF_COMPARE_REPS, sizeof ms[0], cmp_double);
-        if ((rc = gf_gpu_download(gpu, out, &got, NULL)))
-            goto out;
-        gf_row *row = gf_report_compare(rep, label, s->ops->variants[v], ms[GF_COMPARE_REPS / 2],
-                                        bytes);
-        if (v == 0)
-            base_ms = row->ms;
-        row->speedup = row->ms > 0 ? base_ms / row->ms : 0;
-        row->check = !gf_image_diff(&ref, &got, &x, &y);
-        if (!row->check && !*mismatch) {
+        gf_row *row = gf_report_compare(rep, label, s->ops->variants[v], res[v].ms, bytes);
+        row->speedup = res[0].ms / res[v].ms;
+        row->check = res[v].match;
+        if (!res[v].match && !*mismatch) {
             *mismatch = 1;
-            if (x < 0)
-                gf_err(GF_EINTERNAL, NULL, "%s: variant %s gives %dx%d, the CPU reference %dx%d",
-                       label, s->ops->variants[v], got.width, got.height, ref.width,
-                       ref.height);
-            else
-                gf_err(GF_EINTERNAL, NULL,
-                       "%s: variant %s differs from the CPU reference at (%d,%d): %d, not %d",
-                       label, s->ops->variants[v], x, y, got.data[(size_t)y * got.stride + x],
-                       ref.data[(size_t)y * ref.stride + x]);
+            gf_err(GF_EINTERNAL, NULL, "%s", res[v].why);
         }
-        if (v == chosen)
-            *chosen_ms = row->ms;
     }
-out:
+    *chosen_ms = res[chosen].ms;
     gf_image_free(host);
     *host = ref;
-    return rc;
+    return 0;
 }
 
 static int run_cuda(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *out,

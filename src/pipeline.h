@@ -21,6 +21,26 @@
 int gf_pipeline_run(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *out, int *owned,
                     gf_report *rep);
 
+#define GF_MAX_VARIANTS 8
+
+typedef struct gf_variant_result {
+    double ms;     /* median CUDA-event time, ms */
+    int match;     /* 1 when bit-identical to the CPU reference */
+    char why[160]; /* the first difference, when not */
+} gf_variant_result;
+
+/* Runs stage s's CPU reference on host (host memory; result in *ref, which
+ * the caller frees) and every CUDA variant of s on src (device memory, the
+ * same pixels as host). Variant `keep` writes into keep_out, the others into
+ * scratch (each with capacity for the output; they may be the same buffer).
+ * Each output is poisoned, the variant warmed up and timed `reps` times
+ * (gf_gpu_time), then downloaded and compared with *ref: res[v] for each
+ * variant (at most GF_MAX_VARIANTS), *cpu_ms the reference's wall time in ms.
+ * Mismatches are results, not errors. Errors: CUDA errors, out of memory. */
+int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_image *host,
+                      const gf_dimage *src, int keep, gf_dimage *keep_out, gf_dimage *scratch,
+                      int reps, gf_image *ref, double *cpu_ms, gf_variant_result *res);
+
 /* First pixel where a and b (same size, host) differ, as *x, *y; returns 1
  * if they differ (or differ in size), else 0. */
 int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y);

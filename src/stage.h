@@ -38,10 +38,15 @@ struct gf_stage {
             int ksize;        /* 3 or 5 */
             gf_border border;
         } mean;
+        struct {
+            int op; /* gf_orient_op (stages/orient.h) */
+        } orient;
     } u;
 };
 
 extern const gf_stage_ops gf_stage_mean;
+extern const gf_stage_ops gf_stage_transpose; /* transpose, transverse, rotate 90/270 */
+extern const gf_stage_ops gf_stage_mirror;    /* flip, flop, rotate 180 */
 
 /* Index of variant `name` in ops->variants, or -1. */
 int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);

@@ -262,3 +262,45 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 		grep -q -- "$opt" "$ROOT/README.md" || { echo "missing in README: $opt"; false; }
 	done
 }
+
+@test "orientation stages match numpy's definitions on a 3x2 image" {
+	printf 'P5\n3 2\n255\n\001\002\003\004\005\006' >a.pgm
+	check() { # OPTION... EXPECTED_W EXPECTED_H BYTES
+		local want_w=${@: -3:1} want_h=${@: -2:1} want=${@: -1}
+		"$GPUFILT" a.pgm -o out.pgm -q "${@:1:$#-3}"
+		[ "$(head -c 12 out.pgm | sed -n 2p)" = "$want_w $want_h" ] || { echo "$*: size"; false; }
+		[ "$(tail -c 6 out.pgm | od -An -tu1 | tr -s ' ' | sed 's/^ //')" = "$want" ] ||
+			{ echo "$*: $(tail -c 6 out.pgm | od -An -tu1)"; false; }
+	}
+	check --transpose 2 3 "1 4 2 5 3 6"
+	check --transverse 2 3 "6 3 5 2 4 1"
+	check --rotate 90 2 3 "4 1 5 2 6 3"
+	check --rotate 270 2 3 "3 6 2 5 1 4"
+	check --rotate 180 3 2 "6 5 4 3 2 1"
+	check --flip 3 2 "4 5 6 1 2 3"
+	check --flop 3 2 "3 2 1 6 5 4"
+	check --flop --rotate 90 2 3 "6 3 5 2 4 1"
+	check --rotate 90 --flip 2 3 "6 3 5 2 4 1"
+}
+
+@test "orientation identities hold on a photo, on every variant" {
+	"$GPUFILT" "$SAMPLES/coffee.png" -o in.pgm -q
+	for v in global shared; do
+		"$GPUFILT" in.pgm -o r4.pgm --rotate 90 --rotate 90 --rotate 90 --rotate 90 --variant $v -q
+		cmp in.pgm r4.pgm
+		"$GPUFILT" in.pgm -o t2.pgm --transpose --transverse --rotate 180 --variant $v -q
+		cmp in.pgm t2.pgm
+	done
+	for v in global vector; do
+		"$GPUFILT" in.pgm -o f.pgm --flip --flop --rotate 180 --variant $v -q
+		cmp in.pgm f.pgm
+	done
+	"$GPUFILT" in.pgm -o a.pgm --rotate 180 -q
+	"$GPUFILT" in.pgm -o b.pgm --flip --flop -q
+	cmp a.pgm b.pgm
+	"$GPUFILT" in.pgm -o c.pgm --mean 3 --transpose -q
+	"$GPUFILT" in.pgm -o d.pgm --transpose --mean 3 -q
+	cmp c.pgm d.pgm
+	run "$GPUFILT" in.pgm -o e.pgm --rotate 45
+	[ "$status" -eq 64 ]
+}
