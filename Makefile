@@ -3,10 +3,8 @@
 include config.mk
 
 B := build
-LIB_C := src/bench.c src/cli.c src/image.c src/pipeline.c src/report.c src/util.c src/stages/mean.c \
-         src/stages/orient.c \
-         third_party/stb.c
-LIB_CU := cuda/device.cu cuda/mean.cu cuda/orient.cu
+LIB_C := $(filter-out src/main.c,$(wildcard src/*.c src/stages/*.c)) third_party/stb.c
+LIB_CU := $(wildcard cuda/*.cu)
 LIB_OBJ := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 

@@ -177,6 +177,13 @@ extern "C" int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, 
     return 0;
 }
 
+extern "C" int gf_gpu_fetch(gf_gpu *g, void *dst, const void *src, size_t bytes)
+{
+    GF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g->stream));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    return 0;
+}
+
 extern "C" int gf_gpu_timer_start(gf_gpu *g)
 {
     GF_CUDA_CHECK(cudaEventRecord(g->start, g->stream));

@@ -114,19 +114,12 @@ static int bench_copy(bench *b)
 static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
     gf_variant_result res[GF_MAX_VARIANTS];
-    gf_image ref;
-    gf_dimage in, out;
-    int ow, oh, rc;
+    gf_output ref;
     double cpu_ms, bytes = gf_stage_bytes(s, img->width, img->height);
+    int rc = gf_stage_check(b->gpu, s, img, b->reps, &ref, &cpu_ms, res);
 
-    s->ops->out_size(s, img->width, img->height, &ow, &oh);
-    memset(&out, 0, sizeof out);
-    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
-        (rc = gf_dimage_alloc(b->gpu, &out, gf_dimage_bytes(ow, oh))) ||
-        (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) ||
-        (rc = gf_stage_variants(b->gpu, s, img, &in, 0, &out, &out, b->reps, &ref, &cpu_ms,
-                                res)))
-        goto out;
+    if (rc)
+        return rc;
     add_row(b, exp, "cpu", cpu_ms, bytes, -1);
     for (int v = 0; s->ops->variants[v]; v++) {
         bench_row *r = add_row(b, exp, s->ops->variants[v], res[v].ms, bytes, res[v].match);
@@ -134,11 +127,8 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
         if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
     }
-    gf_image_free(&ref);
-out:
-    gf_dimage_free(&in);
-    gf_dimage_free(&out);
-    return rc;
+    gf_output_free(&ref);
+    return 0;
 }
 
 /* mean: the box-mean seed, 3x3 and 5x5, every variant. */

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "stages/orient.h"
+#include "stages/report_file.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +30,12 @@ enum {
     OPT_ROTATE,
     OPT_FLIP,
     OPT_FLOP,
+    OPT_HIST,
+    OPT_HIST_LOG,
+    OPT_HIST_CHANNELS,
+    OPT_STATS,
+    OPT_COLSUM,
+    OPT_ROWSUM,
 };
 
 static const struct option long_options[] = {
@@ -39,6 +46,12 @@ static const struct option long_options[] = {
     {"rotate", required_argument, NULL, OPT_ROTATE},
     {"flip", no_argument, NULL, OPT_FLIP},
     {"flop", no_argument, NULL, OPT_FLOP},
+    {"hist", required_argument, NULL, OPT_HIST},
+    {"hist-log", no_argument, NULL, OPT_HIST_LOG},
+    {"hist-channels", required_argument, NULL, OPT_HIST_CHANNELS},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"colsum", required_argument, NULL, OPT_COLSUM},
+    {"rowsum", required_argument, NULL, OPT_ROWSUM},
     {"border", required_argument, NULL, OPT_BORDER},
     {"shared", no_argument, NULL, OPT_SHARED},
     {"no-shared", no_argument, NULL, OPT_NO_SHARED},
@@ -59,8 +72,8 @@ static const struct option long_options[] = {
 };
 
 static const char help_text[] =
-    "Image filters on the GPU: box mean, transpose, rotate, flip; with a CPU\n"
-    "fallback.\n"
+    "Image filters on the GPU: box mean, transpose, rotate, flip, histograms and\n"
+    "projection profiles; with a CPU fallback.\n"
     "\n"
     "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
     "stdin); colour becomes 8-bit luma (77 R + 150 G + 29 B) >> 8.\n"
@@ -73,15 +86,25 @@ static const char help_text[] =
     "      --rotate 90|180|270 rotate clockwise\n"
     "      --flip              mirror top to bottom\n"
     "      --flop              mirror left to right\n"
+    "      --hist FILE         256-bin histogram: FILE.csv, .json, .png plot, or -\n"
+    "                          (CSV on stdout); statistics on stderr\n"
+    "      --colsum FILE       column sums (vertical projection profile)\n"
+    "      --rowsum FILE       row sums (horizontal projection profile)\n"
+    "      --stats             histogram statistics as key=value lines on stdout\n"
     "\n"
     "Stage options:\n"
     "      --border MODE       replicate (default), reflect101, constant[=V]\n"
     "      --shared            shared-memory kernels (the default)\n"
     "      --no-shared         global-memory kernels\n"
-    "      --variant NAME      kernel variant by name (global, shared, vector)\n"
+    "      --variant NAME      kernel variant by name (global, shared, vector,\n"
+    "                          byte, word, split, warp)\n"
+    "      --hist-log          plot histograms on a log scale\n"
+    "      --hist-channels C   luma (default) or rgb: also count the decoded\n"
+    "                          image's R, G and B\n"
     "\n"
     "Output:\n"
-    "  -o, --output FILE       write the image to FILE ('-' is stdout)\n"
+    "  -o, --output FILE       write the image to FILE ('-' is stdout); not needed\n"
+    "                          when a report stage or --compare is given\n"
     "      --format png|pgm    output format (default: from FILE's extension)\n"
     "      --png-level N       PNG deflate level 0-12 (default 2)\n"
     "      --force             allow FILE to be the input file\n"
@@ -151,6 +174,39 @@ static int parse_border(const char *s, gf_border *b)
     return 0;
 }
 
+static int add_stage(gf_options *o, const gf_stage_ops *ops);
+
+/* --stats alone adds a histogram at the end; outputs must be distinct and
+ * at most one of them standard output. */
+static int check_reports(gf_options *o)
+{
+    const char *outs[GF_MAX_STAGES + 1];
+    int n = 0, has_hist = 0, stdout_users = 0;
+
+    for (int i = 0; i < o->nstages; i++)
+        has_hist |= o->stages[i].ops == &gf_stage_hist;
+    if (o->report.stats && !has_hist) {
+        int rc = add_stage(o, &gf_stage_hist);
+        if (rc)
+            return rc;
+        o->stages[o->nstages - 1].u.report.path = NULL;
+    }
+    if (o->output)
+        outs[n++] = o->output;
+    for (int i = 0; i < o->nstages; i++)
+        if (gf_stage_is_report(&o->stages[i]) && o->stages[i].u.report.path)
+            outs[n++] = o->stages[i].u.report.path;
+    for (int i = 0; i < n; i++) {
+        stdout_users += !strcmp(outs[i], "-");
+        for (int j = 0; j < i; j++)
+            if (strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
+                return gf_err(GF_EUSAGE, outs[i], "named as more than one output");
+    }
+    if (stdout_users + o->report.stats > 1)
+        return gf_err(GF_EUSAGE, NULL, "only one output may go to stdout ('-' or --stats)");
+    return 0;
+}
+
 static int add_stage(gf_options *o, const gf_stage_ops *ops)
 {
     if (o->nstages == GF_MAX_STAGES)
@@ -165,7 +221,7 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
 {
     const char *variant = NULL;
     gf_border border = {GF_BORDER_REPLICATE, 0};
-    int c, rc, v;
+    int c, rc, v, reports = 0;
     unsigned long long u;
 
     memset(o, 0, sizeof *o);
@@ -207,6 +263,29 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
             o->stages[o->nstages - 1].u.orient.op = op;
             break;
         }
+        case OPT_HIST:
+        case OPT_COLSUM:
+        case OPT_ROWSUM:
+            if (gf_report_type_of(optarg) == GF_REPORT_NONE)
+                return gf_err(GF_EUSAGE, optarg,
+                              "report file must end in .csv, .json or .png, or be -");
+            if ((rc = add_stage(o, c == OPT_HIST     ? &gf_stage_hist
+                                   : c == OPT_COLSUM ? &gf_stage_colsum
+                                                     : &gf_stage_rowsum)))
+                return rc;
+            o->stages[o->nstages - 1].u.report.path = optarg;
+            break;
+        case OPT_HIST_LOG:
+            o->report.hist_log = 1;
+            break;
+        case OPT_HIST_CHANNELS:
+            if (strcmp(optarg, "luma") && strcmp(optarg, "rgb"))
+                return gf_err(GF_EUSAGE, NULL, "--hist-channels: '%s' is not luma or rgb", optarg);
+            o->hist_rgb = !strcmp(optarg, "rgb");
+            break;
+        case OPT_STATS:
+            o->report.stats = 1;
+            break;
         case OPT_BORDER:
             if ((rc = parse_border(optarg, &border)))
                 return rc;
@@ -298,11 +377,18 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
     }
     if (!o->input)
         return gf_err(GF_EUSAGE, NULL, "no input file");
+    o->report.quiet = o->quiet;
+    if ((rc = check_reports(o)))
+        return rc;
 
-    /* Stage-wide settings: border mode and the variant choice. */
-    for (int i = 0; i < o->nstages; i++)
+    /* Stage-wide settings: border mode, the variant choice, RGB counts. */
+    for (int i = 0; i < o->nstages; i++) {
         if (o->stages[i].ops == &gf_stage_mean)
             o->stages[i].u.mean.border = border;
+        if (o->stages[i].ops == &gf_stage_hist)
+            o->stages[i].u.report.rgb = o->hist_rgb;
+        reports += gf_stage_is_report(&o->stages[i]);
+    }
     if (variant) {
         int found = 0;
         for (int i = 0; i < o->nstages; i++) {
@@ -324,8 +410,10 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
             return gf_err(GF_EUSAGE, NULL,
                           "%s: cannot tell the output format from the name; use --format png|pgm",
                           o->output);
-    } else if (!o->compare) {
-        return gf_err(GF_EUSAGE, NULL, "no output: give -o FILE (or --compare to only time)");
+    } else if (!o->compare && !reports) {
+        return gf_err(GF_EUSAGE, NULL,
+                      "no output: give -o FILE, a report stage (--hist, --colsum, --rowsum, "
+                      "--stats) or --compare");
     }
     return 0;
 }

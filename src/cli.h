@@ -26,6 +26,8 @@ typedef struct gf_options {
     int force;
     gf_timings timings;
     gf_limits limits;
+    gf_report_opts report; /* quiet, --stats, --hist-log */
+    int hist_rgb;          /* --hist-channels rgb */
 } gf_options;
 
 /* Parses argv into *o. Returns 0 to run, 1 when --help or --version was

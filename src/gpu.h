@@ -71,6 +71,10 @@ int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms);
  * until the next upload or download on g. *ms as for upload. */
 int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms);
 
+/* Copies `bytes` bytes from device pointer src to host memory dst, waiting
+ * for g's stream first. */
+int gf_gpu_fetch(gf_gpu *g, void *dst, const void *src, size_t bytes);
+
 /* Brackets device work with CUDA events on g's stream: gf_gpu_timer_stop
  * waits for it, checks for launch and execution errors, and returns the
  * elapsed device time in ms. */

@@ -106,8 +106,9 @@ static int check_size(const char *name, uint64_t w, uint64_t h, const gf_limits 
     return 0;
 }
 
-/* Converts n pixels of `channels` samples, each read by get(i) as 0..maxval,
- * to 8-bit luma. Written once per sample type by the macro below. */
+/* Converts n pixels of `channels` samples, each read by GET(i) as 0..maxval,
+ * to 8-bit luma, counting the 8-bit R, G and B values into rgb when it is not
+ * NULL. Written once per sample type by the macro below. */
 #define LUMA_LOOP(GET)                                                                       \
     for (size_t i = 0; i < n; i++) {                                                         \
         if (channels <= 2) {                                                                 \
@@ -116,12 +117,17 @@ static int check_size(const char *name, uint64_t w, uint64_t h, const gf_limits 
             unsigned r = SCALE(GET(i * channels)), g = SCALE(GET(i * channels + 1)),         \
                      b = SCALE(GET(i * channels + 2));                                       \
             dst[i] = (unsigned char)((77 * r + 150 * g + 29 * b) >> 8);                      \
+            if (rgb) {                                                                       \
+                rgb[0][r]++;                                                                 \
+                rgb[1][g]++;                                                                 \
+                rgb[2][b]++;                                                                 \
+            }                                                                                \
         }                                                                                    \
     }
 #define SCALE(v) (maxval == 255 ? (unsigned)(v) : ((unsigned)(v) * 255u + maxval / 2) / maxval)
 
 static void luma8(const unsigned char *src, int channels, unsigned maxval, size_t n,
-                  unsigned char *dst)
+                  unsigned char *dst, uint32_t (*rgb)[256])
 {
 #define GET8(k) src[k]
     LUMA_LOOP(GET8)
@@ -130,7 +136,7 @@ static void luma8(const unsigned char *src, int channels, unsigned maxval, size_
 
 /* 16-bit samples: big-endian bytes when be != 0 (PNM), else host uint16_t. */
 static void luma16(const unsigned char *src, int be, int channels, unsigned maxval, size_t n,
-                   unsigned char *dst)
+                   unsigned char *dst, uint32_t (*rgb)[256])
 {
     const uint16_t *s16 = (const uint16_t *)(const void *)src;
 #define GET16(k) (be ? (unsigned)src[2 * (k)] << 8 | src[2 * (k) + 1] : (unsigned)s16[k])
@@ -173,7 +179,8 @@ static int pnm_token(const unsigned char *buf, size_t len, size_t *pos, unsigned
 }
 
 static int decode_pnm(const char *name, const unsigned char *buf, size_t len,
-                      const gf_limits *lim, gf_image *out, gf_load_info *info)
+                      const gf_limits *lim, gf_image *out, gf_load_info *info,
+                      uint32_t (*rgb)[256])
 {
     unsigned long w, h, maxval;
     size_t pos = 2, need;
@@ -196,9 +203,9 @@ static int decode_pnm(const char *name, const unsigned char *buf, size_t len,
     if ((rc = gf_image_alloc(out, (int)w, (int)h)))
         return rc;
     if (info->bits == 8)
-        luma8(buf + pos, channels, (unsigned)maxval, (size_t)w * h, out->data);
+        luma8(buf + pos, channels, (unsigned)maxval, (size_t)w * h, out->data, rgb);
     else
-        luma16(buf + pos, 1, channels, (unsigned)maxval, (size_t)w * h, out->data);
+        luma16(buf + pos, 1, channels, (unsigned)maxval, (size_t)w * h, out->data, rgb);
     return 0;
 }
 
@@ -215,8 +222,36 @@ static const char *sniff(const unsigned char *b, size_t n)
     return NULL;
 }
 
+static int decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256]);
+
+/* Counts a luma image into all three of rgb: a gray image's R, G and B. */
+static void count_gray(const gf_image *im, uint32_t (*rgb)[256])
+{
+    for (size_t i = 0; i < (size_t)im->width * im->height; i++)
+        rgb[0][im->data[i]]++;
+    memcpy(rgb[1], rgb[0], sizeof rgb[0]);
+    memcpy(rgb[2], rgb[0], sizeof rgb[0]);
+}
+
 int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
               gf_image *out, gf_load_info *info)
+{
+    return gf_decode_rgb(name, buf, len, lim, out, info, NULL);
+}
+
+int gf_decode_rgb(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
+{
+    int rc = decode(name, buf, len, lim, out, info, rgb);
+
+    if (rc == 0 && rgb && info->channels <= 2)
+        count_gray(out, rgb);
+    return rc;
+}
+
+static int decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
 {
     const char *fmt = sniff(buf, len);
     int w, h, comp, rc;
@@ -226,8 +261,10 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     memset(info, 0, sizeof *info);
     if (!fmt)
         return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM and PPM are read)");
+    if (rgb)
+        memset(rgb, 0, 3 * sizeof rgb[0]);
     if (!strcmp(fmt, "pnm"))
-        return decode_pnm(name, buf, len, lim, out, info);
+        return decode_pnm(name, buf, len, lim, out, info, rgb);
     if (len > INT_MAX)
         return gf_err(GF_EDATA, name, "file too large to decode");
     info->format = fmt;
@@ -260,9 +297,9 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     }
     if ((rc = gf_image_alloc(out, w, h)) == 0) {
         if (info->bits == 8)
-            luma8(px, comp, 255, (size_t)w * h, out->data);
+            luma8(px, comp, 255, (size_t)w * h, out->data, rgb);
         else
-            luma16(px, 0, comp, 65535, (size_t)w * h, out->data);
+            luma16(px, 0, comp, 65535, (size_t)w * h, out->data, rgb);
     }
     stbi_image_free(px);
     return rc;

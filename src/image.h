@@ -48,6 +48,12 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
  * or checking limits. Returns 0, or -1 when the header is not understood. */
 int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height);
 
+/* gf_decode, also counting the decoded image's 8-bit R, G and B values into
+ * rgb[3][256] (host memory, zeroed first; a gray image counts its gray value
+ * in all three). */
+int gf_decode_rgb(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256]);
+
 /* gf_read_all + gf_decode. */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
 

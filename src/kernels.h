@@ -42,6 +42,30 @@ enum { GF_ORIENT_GLOBAL = 0, GF_ORIENT_SHARED = 1, GF_ORIENT_VECTOR = 1 };
  * reversed with byte permutes (mirrors need no tile). */
 int gf_orient_cuda(const gf_dimage *in, gf_dimage *out, int op, int variant, void *stream);
 
+/* Histogram variants, in the order of gf_stage_hist.variants. */
+enum { GF_HIST_GLOBAL = 0, GF_HIST_SHARED = 1, GF_HIST_NVARIANTS };
+
+/* 256-bin histogram of in into hist (device memory, 256 counts, zeroed by the
+ * launcher). GF_HIST_GLOBAL: one global atomicAdd per pixel (seed 3's first
+ * scheme); GF_HIST_SHARED: a histogram per block in shared memory, 16 pixels
+ * per load with runs of equal values merged, added to hist with one atomic
+ * per non-zero bin (seed 3's second scheme). */
+int gf_hist_cuda(const gf_dimage *in, unsigned *hist, int variant, void *stream);
+
+/* Column-sum variants, in the order of gf_stage_colsum.variants. */
+enum { GF_COLSUM_BYTE = 0, GF_COLSUM_WORD = 1, GF_COLSUM_SPLIT = 2, GF_COLSUM_NVARIANTS };
+
+/* Column sums of in into sums (device memory, width values): GF_COLSUM_BYTE,
+ * one thread per column, a byte per row (seed 4's first kernel);
+ * GF_COLSUM_WORD, one thread per 4 columns, a 32-bit word per row (seed 4's
+ * second); GF_COLSUM_SPLIT, as word with the rows split among blocks of 64
+ * and the partial sums added atomically. Exact: a side is at most 65535. */
+int gf_colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream);
+
+/* Row sums of in into sums (device memory, height values): a warp per row,
+ * 16-byte loads, a shuffle reduction. variant must be 0. */
+int gf_rowsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

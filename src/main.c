@@ -59,31 +59,59 @@ static int fail(int rc)
 
 /* Refuses an output that is the input file (unless --force), and an output
  * directory that does not exist or is not writable, before any work. */
-static int check_output(const gf_options *o)
+static int check_output(const gf_options *o, const char *path)
 {
     struct stat si, so;
     char *copy, *dir;
     int ok;
 
-    if (!o->output || !strcmp(o->output, "-"))
+    if (!path || !strcmp(path, "-"))
         return 0;
     if (strcmp(o->input, "-") && !o->force && stat(o->input, &si) == 0 &&
-        stat(o->output, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-        return gf_err(GF_EUSAGE, o->output, "is the input file; use --force to replace it");
-    copy = strdup(o->output);
+        stat(path, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return gf_err(GF_EUSAGE, path, "is the input file; use --force to replace it");
+    copy = strdup(path);
     if (!copy)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     dir = dirname(copy);
     ok = access(dir, W_OK | X_OK) == 0;
     if (!ok)
-        gf_err(GF_ECREATE, o->output, "cannot create: %s: %s", dir, strerror(errno));
+        gf_err(GF_ECREATE, path, "cannot create: %s: %s", dir, strerror(errno));
     free(copy);
     return ok ? 0 : GF_ECREATE;
 }
 
+static int check_outputs(const gf_options *o)
+{
+    int rc = check_output(o, o->output);
+
+    for (int i = 0; rc == 0 && i < o->nstages; i++)
+        if (gf_stage_is_report(&o->stages[i]))
+            rc = check_output(o, o->stages[i].u.report.path);
+    return rc;
+}
+
+/* Writes every report stage's result, timed as one step. */
+static int write_reports(const gf_options *o, gf_result *results, gf_report *rep)
+{
+    double t0 = gf_now_ms();
+    int rc = 0, any = 0;
+
+    for (int i = 0; rc == 0 && i < o->nstages; i++)
+        if (gf_stage_is_report(&o->stages[i])) {
+            rc = o->stages[i].ops->report_write(&o->stages[i], &results[i], &o->report);
+            any = 1;
+        }
+    if (rc == 0 && any)
+        gf_report_step(rep, "reports", NULL, gf_now_ms() - t0, 0);
+    return rc;
+}
+
 /* Reads and decodes the input, telling the CUDA start-up thread the image
- * size as soon as the header gives it. */
-static int load(const gf_options *o, gpu_start *gs, gf_image *img, gf_load_info *info)
+ * size as soon as the header gives it; counts R, G and B into rgb when not
+ * NULL. */
+static int load(const gf_options *o, gpu_start *gs, gf_image *img, gf_load_info *info,
+                uint32_t (*rgb)[256])
 {
     unsigned char *buf;
     size_t len;
@@ -93,7 +121,8 @@ static int load(const gf_options *o, gpu_start *gs, gf_image *img, gf_load_info 
         return rc;
     if (gf_peek_size(buf, len, &w, &h) == 0 && (uint64_t)w * h <= o->limits.max_pixels)
         __atomic_store_n(&gs->hint, (size_t)w * (size_t)h, __ATOMIC_RELEASE);
-    rc = gf_decode(strcmp(o->input, "-") ? o->input : "(stdin)", buf, len, &o->limits, img, info);
+    rc = gf_decode_rgb(strcmp(o->input, "-") ? o->input : "(stdin)", buf, len, &o->limits, img,
+                       info, rgb);
     free(buf);
     return rc;
 }
@@ -105,6 +134,8 @@ int main(int argc, char **argv)
     gf_image img = {0}, result = {0};
     gf_load_info info;
     gpu_start gs = {0};
+    gf_result results[GF_MAX_STAGES];
+    static uint32_t rgb[3][256];
     pthread_t thread;
     int rc, started = 0, owned = 0;
     double t_start = gf_now_ms(), t0;
@@ -125,7 +156,7 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
     gf_set_png_level(o.png_level);
-    if ((rc = check_output(&o)))
+    if ((rc = check_outputs(&o)))
         return fail(rc);
 
     memset(&rep, 0, sizeof rep);
@@ -144,7 +175,7 @@ int main(int argc, char **argv)
     }
 
     t0 = gf_now_ms();
-    rc = load(&o, &gs, &img, &info);
+    rc = load(&o, &gs, &img, &info, o.hist_rgb ? rgb : NULL);
     if (rc == 0) {
         gf_report_step(&rep, "decode", NULL, gf_now_ms() - t0, 0);
         if (info.bits == 16 && !o.quiet)
@@ -173,7 +204,12 @@ int main(int argc, char **argv)
     rep.width = img.width;
     rep.height = img.height;
 
-    rc = gf_pipeline_run(&o, gs.gpu, &img, &result, &owned, &rep);
+    memset(results, 0, sizeof results);
+    for (int i = 0; i < o.nstages; i++)
+        results[i].rgb = (const uint32_t(*)[256])rgb;
+    rc = gf_pipeline_run(&o, gs.gpu, &img, &result, &owned, &rep, results);
+    if (rc == 0)
+        rc = write_reports(&o, results, &rep);
     if (rc == 0 && o.output) {
         unsigned char *buf;
         size_t len;
@@ -201,6 +237,8 @@ int main(int argc, char **argv)
         }
     }
 out:
+    for (int i = 0; i < o.nstages; i++)
+        free(results[i].vals);
     if (owned)
         gf_image_free(&result);
     gf_image_free(&img);

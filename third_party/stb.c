@@ -63,6 +63,12 @@ unsigned char *gf_stb_png_encode(const unsigned char *pixels, int stride, int wi
     return stbi_write_png_to_mem(pixels, stride, width, height, 1, out_len);
 }
 
+unsigned char *gf_stb_png_encode_rgb(const unsigned char *pixels, int stride, int width,
+                                     int height, int *out_len)
+{
+    return stbi_write_png_to_mem(pixels, stride, width, height, 3, out_len);
+}
+
 void gf_stb_png_config(int level, int filter)
 {
     stbi_write_png_compression_level = level;

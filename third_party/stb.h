@@ -12,6 +12,10 @@
 unsigned char *gf_stb_png_encode(const unsigned char *pixels, int stride, int width, int height,
                                  int *out_len);
 
+/* The same for an RGB image (3 bytes a pixel). */
+unsigned char *gf_stb_png_encode_rgb(const unsigned char *pixels, int stride, int width,
+                                     int height, int *out_len);
+
 /* Sets the deflate level (libdeflate 0-12) and the PNG row filter (0-4, or -1
  * for stb's per-row choice) of every later encode. Not thread-safe. */
 void gf_stb_png_config(int level, int filter);

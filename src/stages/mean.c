@@ -76,13 +76,6 @@ static void mean_label(const gf_stage *s, char *buf, size_t n)
     snprintf(buf, n, "mean %d", s->u.mean.ksize);
 }
 
-static void mean_out_size(const gf_stage *s, int w, int h, int *ow, int *oh)
-{
-    (void)s;
-    *ow = w;
-    *oh = h;
-}
-
 static int mean_run_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 {
     int rc = gf_image_alloc(out, in->width, in->height);
@@ -108,7 +101,7 @@ const gf_stage_ops gf_stage_mean = {
     .variants = mean_variants,
     .default_variant = GF_MEAN_SHARED,
     .label = mean_label,
-    .out_size = mean_out_size,
+    .out_size = gf_stage_same_size,
     .run_cpu = mean_run_cpu,
     .run_cuda = mean_run_cuda,
 };

@@ -42,16 +42,10 @@ static void random_image(gf_image *im, int w, int h)
 static void check_stage(const gf_stage *s, const gf_image *img, const char *what)
 {
     gf_variant_result res[GF_MAX_VARIANTS];
-    gf_image ref;
-    gf_dimage in, out;
-    int ow, oh;
+    gf_output ref;
     double cpu_ms;
 
-    s->ops->out_size(s, img->width, img->height, &ow, &oh);
-    if (gf_dimage_alloc(gpu, &in, gf_dimage_bytes(img->width, img->height)) ||
-        gf_dimage_alloc(gpu, &out, gf_dimage_bytes(ow, oh)) ||
-        gf_gpu_upload(gpu, img, &in, NULL) ||
-        gf_stage_variants(gpu, s, img, &in, 0, &out, &out, 1, &ref, &cpu_ms, res)) {
+    if (gf_stage_check(gpu, s, img, 1, &ref, &cpu_ms, res)) {
         fprintf(stderr, "FAIL %s: %s\n", what, gf_errmsg());
         exit(1); /* a CUDA error is sticky */
     }
@@ -63,9 +57,7 @@ static void check_stage(const gf_stage *s, const gf_image *img, const char *what
             fprintf(stderr, "FAIL %s: %s\n", what, res[v].why);
         }
     }
-    gf_image_free(&ref);
-    gf_dimage_free(&in);
-    gf_dimage_free(&out);
+    gf_output_free(&ref);
 }
 
 /* Every stage configuration worth checking, on one image. */

@@ -1,0 +1,101 @@
+/* hist.cu - 256-bin histogram of an 8-bit image, exact.
+ *
+ * Origin: the histogram experiment (seed 3): one global atomicAdd per pixel,
+ * against a 256-bin histogram per block in shared memory, merged into the
+ * global one with one atomic per non-zero bin. */
+#include "check.h"
+
+#include "../src/kernels.h"
+
+#define BINS 256
+
+/* hist_global_kernel: one thread per pixel, 32x8 blocks. */
+#define GLOBAL_BX 32
+#define GLOBAL_BY 8
+
+/* hist_shared_kernel: 256 threads; each reads 16 pixels per load (one uint4);
+ * blocks take rows with a grid stride. Runs of equal values within those
+ * 16 pixels go in as one atomic, so flat regions (photos, constant images)
+ * do not serialise on one bin. The grid is a few blocks per SM, so the merge
+ * costs 256 global atomics per block, not per tile. */
+#define SHARED_THREADS 256
+#define BLOCKS_PER_SM 4
+
+__global__ void hist_global_kernel(const unsigned char *__restrict__ in, int w, int h,
+                                   size_t pitch, unsigned *__restrict__ hist)
+{
+    const int x = blockIdx.x * GLOBAL_BX + threadIdx.x, y = blockIdx.y * GLOBAL_BY + threadIdx.y;
+
+    if (x < w && y < h)
+        atomicAdd(&hist[in[(size_t)y * pitch + x]], 1u);
+}
+
+/* Adds the 16 bytes of v, merging runs of equal bytes into one atomic. */
+__device__ __forceinline__ void count16(unsigned *sh, uint4 v)
+{
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
+    unsigned cur = words[0] & 0xff, run = 0;
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        const unsigned b = (words[k / 4] >> (8 * (k % 4))) & 0xff;
+        if (b != cur) {
+            atomicAdd(&sh[cur], run);
+            cur = b;
+            run = 0;
+        }
+        run++;
+    }
+    atomicAdd(&sh[cur], run);
+}
+
+__global__ void __launch_bounds__(SHARED_THREADS)
+    hist_shared_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+                       unsigned *__restrict__ hist)
+{
+    __shared__ unsigned sh[BINS];
+    const int vecs = w / 16; /* whole uint4s per row; the rest of the row is bytes */
+    const int per_row = vecs + (w % 16 ? 1 : 0);
+
+    for (int i = threadIdx.x; i < BINS; i += SHARED_THREADS)
+        sh[i] = 0;
+    __syncthreads();
+    for (int y = blockIdx.x; y < h; y += gridDim.x) {
+        const unsigned char *row = in + (size_t)y * pitch;
+        for (int k = threadIdx.x; k < per_row; k += SHARED_THREADS) {
+            if (k < vecs) {
+                count16(sh, *(const uint4 *)(row + 16 * k));
+            } else {
+                for (int x = 16 * vecs; x < w; x++)
+                    atomicAdd(&sh[row[x]], 1u);
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < BINS; i += SHARED_THREADS)
+        if (sh[i])
+            atomicAdd(&hist[i], sh[i]);
+}
+
+extern "C" int gf_hist_cuda(const gf_dimage *in, unsigned *hist, int variant, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    const int w = in->width, h = in->height;
+
+    if (variant < 0 || variant >= GF_HIST_NVARIANTS)
+        return gf_err(GF_EINTERNAL, NULL, "hist: bad variant %d", variant);
+    GF_CUDA_CHECK(cudaMemsetAsync(hist, 0, BINS * sizeof *hist, st));
+    if (variant == GF_HIST_GLOBAL) {
+        dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
+        hist_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(in->data, w, h, in->pitch,
+                                                                       hist);
+    } else {
+        int dev, sms;
+        GF_CUDA_CHECK(cudaGetDevice(&dev));
+        GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        const int blocks = h < sms * BLOCKS_PER_SM ? h : sms * BLOCKS_PER_SM;
+        hist_shared_kernel<<<blocks, SHARED_THREADS, 0, st>>>(in->data, w, h, in->pitch,
+                                                                  hist);
+    }
+    GF_CUDA_CHECK(cudaGetLastError());
+    return 0;
+}

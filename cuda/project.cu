@@ -1,0 +1,138 @@
+/* project.cu - projection profiles: column sums and row sums of an 8-bit
+ * image, exact in 32 bits (a side is at most 65535 pixels, so a sum is at
+ * most 65535 * 255 < 2^24).
+ *
+ * Origin: the 1-byte against 4-byte loads experiment (seed 4): one thread
+ * per column reading a byte per row, against one thread per 4 columns
+ * reading a 32-bit word. With one thread per column an 8192-wide image gives
+ * an H100 too few threads; `split` also divides the rows among blocks. */
+#include "check.h"
+
+#include "../src/kernels.h"
+
+#define COL_THREADS 128 /* byte and word kernels: threads per block along x */
+/* split: each block sums SPLIT_ROWS rows of its 4*COL_THREADS columns and
+ * adds the partial sums atomically; 64 rows of 8000 give ~250K threads. */
+#define SPLIT_ROWS 64
+#define ROW_THREADS 256 /* rowsum: one block of 8 warps per 8 rows, a warp a row */
+
+__global__ void colsum_byte_kernel(const unsigned char *__restrict__ in, int w, int h,
+                                   size_t pitch, unsigned *__restrict__ sums)
+{
+    const int x = blockIdx.x * COL_THREADS + threadIdx.x;
+    unsigned s = 0;
+
+    if (x >= w)
+        return;
+    for (int y = 0; y < h; y++)
+        s += in[(size_t)y * pitch + x];
+    sums[x] = s;
+}
+
+/* Sums the 4 bytes of words at column x (a multiple of 4) over rows
+ * [y0, y1) into s[4]; bytes past w are not read. */
+__device__ __forceinline__ void sum_words(const unsigned char *__restrict__ in, int w,
+                                          size_t pitch, int x, int y0, int y1, unsigned s[4])
+{
+    if (x + 3 < w) {
+        for (int y = y0; y < y1; y++) {
+            const unsigned v = *(const unsigned *)(in + (size_t)y * pitch + x);
+            s[0] += v & 0xff;
+            s[1] += (v >> 8) & 0xff;
+            s[2] += (v >> 16) & 0xff;
+            s[3] += v >> 24;
+        }
+    } else {
+        for (int y = y0; y < y1; y++)
+            for (int q = 0; q < 4 && x + q < w; q++)
+                s[q] += in[(size_t)y * pitch + x + q];
+    }
+}
+
+__global__ void colsum_word_kernel(const unsigned char *__restrict__ in, int w, int h,
+                                   size_t pitch, unsigned *__restrict__ sums)
+{
+    const int x = 4 * (blockIdx.x * COL_THREADS + threadIdx.x);
+    unsigned s[4] = {0, 0, 0, 0};
+
+    if (x >= w)
+        return;
+    sum_words(in, w, pitch, x, 0, h, s);
+    for (int q = 0; q < 4 && x + q < w; q++)
+        sums[x + q] = s[q];
+}
+
+__global__ void colsum_split_kernel(const unsigned char *__restrict__ in, int w, int h,
+                                    size_t pitch, unsigned *__restrict__ sums)
+{
+    const int x = 4 * (blockIdx.x * COL_THREADS + threadIdx.x);
+    const int y0 = blockIdx.y * SPLIT_ROWS, y1 = min(h, y0 + SPLIT_ROWS);
+    unsigned s[4] = {0, 0, 0, 0};
+
+    if (x >= w)
+        return;
+    sum_words(in, w, pitch, x, y0, y1, s);
+    for (int q = 0; q < 4 && x + q < w; q++)
+        atomicAdd(&sums[x + q], s[q]);
+}
+
+/* A warp per row: 16-byte loads where the row has them, then a shuffle sum. */
+__global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, int h,
+                                   size_t pitch, unsigned *__restrict__ sums)
+{
+    const int lane = threadIdx.x % 32, y = blockIdx.x * (ROW_THREADS / 32) + threadIdx.x / 32;
+    unsigned s = 0;
+
+    if (y >= h)
+        return;
+    const unsigned char *row = in + (size_t)y * pitch;
+    const int vecs = w / 16;
+    for (int k = lane; k < vecs; k += 32) {
+        const uint4 v = *(const uint4 *)(row + 16 * k);
+        const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            s += __vsadu4(words[q], 0); /* sum of the 4 bytes */
+    }
+    for (int x = 16 * vecs + lane; x < w; x += 32)
+        s += row[x];
+    for (int off = 16; off; off /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, off);
+    if (lane == 0)
+        sums[y] = s;
+}
+
+extern "C" int gf_colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    const int w = in->width, h = in->height;
+
+    if (variant == GF_COLSUM_BYTE) {
+        colsum_byte_kernel<<<(w + COL_THREADS - 1) / COL_THREADS, COL_THREADS, 0, st>>>(
+            in->data, w, h, in->pitch, sums);
+    } else if (variant == GF_COLSUM_WORD) {
+        colsum_word_kernel<<<(w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), COL_THREADS, 0, st>>>(
+            in->data, w, h, in->pitch, sums);
+    } else if (variant == GF_COLSUM_SPLIT) {
+        GF_CUDA_CHECK(cudaMemsetAsync(sums, 0, (size_t)w * sizeof *sums, st));
+        dim3 grid((w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), (h + SPLIT_ROWS - 1) / SPLIT_ROWS);
+        colsum_split_kernel<<<grid, COL_THREADS, 0, st>>>(in->data, w, h, in->pitch, sums);
+    } else {
+        return gf_err(GF_EINTERNAL, NULL, "colsum: bad variant %d", variant);
+    }
+    GF_CUDA_CHECK(cudaGetLastError());
+    return 0;
+}
+
+extern "C" int gf_rowsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    const int rows_per_block = ROW_THREADS / 32;
+
+    if (variant != 0)
+        return gf_err(GF_EINTERNAL, NULL, "rowsum: bad variant %d", variant);
+    rowsum_warp_kernel<<<(in->height + rows_per_block - 1) / rows_per_block, ROW_THREADS, 0, st>>>(
+        in->data, in->width, in->height, in->pitch, sums);
+    GF_CUDA_CHECK(cudaGetLastError());
+    return 0;
+}

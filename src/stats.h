@@ -1,0 +1,37 @@
+/* stats.h - statistics of a 256-bin histogram. */
+#ifndef GF_STATS_H
+#define GF_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct gf_hist_stats {
+    uint64_t pixels;  /* sum of the bins */
+    int min, max;     /* smallest and largest value present */
+    double mean;      /* sum(v * count) / pixels */
+    double stddev;    /* population standard deviation */
+    int mode;         /* the most frequent value; the smallest on ties */
+    int median;       /* p50, by nearest rank as below */
+    int p1, p5, p25, p75, p95, p99;
+    double entropy;   /* Shannon entropy in bits: -sum(p log2 p) */
+    int otsu;         /* Otsu's threshold t: classes [0, t] and [t+1, 255] */
+} gf_hist_stats;
+
+/* Statistics of bins[256] (host memory). Percentile p (nearest rank) is the
+ * smallest value v whose cumulative count is at least p * pixels / 100; the
+ * median is p50. Otsu's threshold (N. Otsu, "A threshold selection method
+ * from gray-level histograms", IEEE SMC 1979) maximises the between-class
+ * variance w0 w1 (mu0 - mu1)^2; the smallest t on ties; 0 for a one-valued
+ * image. All zero for an empty histogram. */
+void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st);
+
+/* The percentile p (0 < p <= 100) of bins by the rule above. */
+int gf_hist_percentile(const uint32_t *bins, uint64_t pixels, double p);
+
+/* Prints st as "key=value" lines (sep '\n') or one line (sep ' '). */
+void gf_hist_stats_print(FILE *f, const gf_hist_stats *st, char sep);
+
+/* Prints st as a JSON object. */
+void gf_hist_stats_json(FILE *f, const gf_hist_stats *st);
+
+#endif
