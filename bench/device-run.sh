@@ -11,7 +11,7 @@ $mk gpufilt build/test_gpu >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 [ "${SKIP_TEST:-0}" = 1 ] || $mk test-gpu 2>&1 | tee "$out/test-gpu.log" | grep -v '^=\+ \(COMPUTE\|ERROR SUMMARY: 0\)' | tail -40
 ./gpufilt bench ${BENCH:-} 2>&1 | tee "$out/bench.log"
-./gpufilt bench ${BENCH:-} --json >"$out/bench.json" 2>&1
+
 ./gpufilt samples/astronaut.png -o /tmp/astro.pgm -q
 python3 bench/large_photo.py /tmp/astro.pgm 5120 2880 /tmp/big.pgm
 ./gpufilt /tmp/big.pgm --mean 5 --mean 5 -o /tmp/big.png -q

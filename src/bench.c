@@ -6,11 +6,13 @@
 #include "bench.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
+#include "peers.h"
 #include "pipeline.h"
 #include "report.h"
 #include "stage.h"
@@ -173,6 +175,139 @@ static int bench_transpose(bench *b)
     return rc;
 }
 
+/* A photograph at w x h: samples/camera.png scaled by nearest neighbour when
+ * it can be read from the working directory, else a smooth synthetic field
+ * with noise. *what names it. */
+static int photo_image(bench *b, gf_image *im, int w, int h, const char **what)
+{
+    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
+    gf_load_info info;
+    gf_image src;
+    int rc = gf_image_alloc(im, w, h);
+
+    if (rc)
+        return rc;
+    if (gf_load("samples/camera.png", &lim, &src, &info) == 0) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                im->data[(size_t)y * w + x] =
+                    src.data[(size_t)((long long)y * src.height / h) * src.stride +
+                             (size_t)((long long)x * src.width / w)];
+        gf_image_free(&src);
+        *what = "camera.png";
+        return 0;
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double v = 120 + 50 * sin(x / 400.0) * cos(y / 300.0) + 30 * sin((x + y) / 150.0);
+            im->data[(size_t)y * w + x] = (unsigned char)(v + (bench_rand(b) & 7));
+        }
+    *what = "synthetic";
+    return 0;
+}
+
+typedef struct cub_launch {
+    const gf_dimage *in;
+    unsigned *hist;
+    void *temp;
+    size_t temp_bytes;
+} cub_launch;
+
+static int launch_cub(void *ctx, void *stream)
+{
+    cub_launch *c = ctx;
+    return gf_cub_hist(c->in, c->hist, c->temp, &c->temp_bytes, stream);
+}
+
+/* CUB's HistogramEven on img, timed and checked against the CPU counts. */
+static int bench_cub_hist(bench *b, const char *exp, const gf_image *img)
+{
+    gf_dimage in, hist, temp;
+    cub_launch c = {&in, NULL, NULL, 0};
+    uint32_t got[256], want[256] = {0};
+    double ms;
+    int rc;
+
+    memset(&hist, 0, sizeof hist);
+    memset(&temp, 0, sizeof temp);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            want[img->data[(size_t)y * img->stride + x]]++;
+    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
+        (rc = gf_dimage_alloc(b->gpu, &hist, 256 * sizeof(unsigned))) ||
+        (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) ||
+        (rc = gf_cub_hist(&in, NULL, NULL, &c.temp_bytes, NULL)) ||
+        (rc = gf_dimage_alloc(b->gpu, &temp, c.temp_bytes + 1)))
+        goto out;
+    c.hist = (unsigned *)(void *)hist.data;
+    c.temp = temp.data;
+    if ((rc = gf_dimage_poison(b->gpu, &hist, 0xA5)) ||
+        (rc = gf_gpu_time(b->gpu, b->reps, launch_cub, &c, &ms)) ||
+        (rc = gf_gpu_fetch(b->gpu, got, hist.data, sizeof got)))
+        goto out;
+    add_row(b, exp, "cub", ms, (double)img->width * img->height, !memcmp(got, want, sizeof got));
+out:
+    gf_dimage_free(&in);
+    gf_dimage_free(&hist);
+    gf_dimage_free(&temp);
+    return rc;
+}
+
+/* hist: the histogram seed. 10 MB and 64 MB of random bytes, then 64 MB of
+ * constant and photographic data; global against shared atomics, with CUB's
+ * HistogramEven as the library reference. */
+static int bench_hist(bench *b)
+{
+    gf_stage s;
+    char exp[40];
+    int rc = 0;
+
+    memset(&s, 0, sizeof s);
+    s.ops = &gf_stage_hist;
+    for (int k = 0; rc == 0 && k < 4; k++) {
+        gf_image img;
+        const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
+        int w = k == 0 ? 3200 : b->width, h = k == 0 ? 3125 : b->height; /* 10 MB, 64 MB */
+        if (k < 2)
+            rc = random_image(b, &img, w, h);
+        else if (k == 2 && (rc = gf_image_alloc(&img, w, h)) == 0)
+            memset(img.data, 77, (size_t)w * h);
+        else if (k == 3)
+            rc = photo_image(b, &img, w, h, &what);
+        if (rc)
+            break;
+        snprintf(exp, sizeof exp, "hist %dx%d %s", w, h, what);
+        if ((rc = bench_stage(b, exp, &s, &img)) == 0)
+            rc = bench_cub_hist(b, exp, &img);
+        gf_image_free(&img);
+    }
+    return rc;
+}
+
+/* colsum: the 1-byte against 4-byte loads seed at its 8192x8192 and at
+ * 8000x8000, with the split kernel; row sums beside them. */
+static int bench_colsum(bench *b)
+{
+    gf_stage s;
+    char exp[40];
+    int rc = 0;
+
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        gf_image img;
+        int w = k == 0 ? 8192 : b->width, h = k == 0 ? 8192 : b->height;
+        if ((rc = random_image(b, &img, w, h)))
+            break;
+        for (int r = 0; rc == 0 && r < 2; r++) {
+            memset(&s, 0, sizeof s);
+            s.ops = r == 0 ? &gf_stage_colsum : &gf_stage_rowsum;
+            snprintf(exp, sizeof exp, "%s %dx%d", r == 0 ? "colsum" : "rowsum", w, h);
+            rc = bench_stage(b, exp, &s, &img);
+        }
+        gf_image_free(&img);
+    }
+    return rc;
+}
+
 typedef struct experiment {
     const char *name;
     const char *description;
@@ -183,6 +318,8 @@ static const experiment experiments[] = {
     {"copy", "device-to-device copy: the bandwidth floor (always runs first)", bench_copy},
     {"mean", "box mean 3x3 and 5x5, global against shared memory", bench_mean},
     {"transpose", "transpose, rotate 90 and 180 of bytes: naive against tiled", bench_transpose},
+    {"hist", "histogram: global against shared atomics, CUB as the reference", bench_hist},
+    {"colsum", "column sums: 1-byte against 4-byte loads against split rows", bench_colsum},
 };
 #define NEXP (int)(sizeof experiments / sizeof experiments[0])
 

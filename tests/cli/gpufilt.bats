@@ -304,3 +304,134 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 	run "$GPUFILT" in.pgm -o e.pgm --rotate 45
 	[ "$status" -eq 64 ]
 }
+
+@test "--hist CSV equals a brute-force count, at any point of the pipeline" {
+	$REF random 37 23 $RANDOM in.pgm
+	"$GPUFILT" in.pgm --hist h.csv -q
+	diff h.csv <($REF hist in.pgm)
+	"$GPUFILT" in.pgm --mean 3 --hist after.csv -o m.pgm -q
+	diff after.csv <($REF hist m.pgm)
+	! cmp -s h.csv after.csv
+	"$GPUFILT" in.pgm --transpose --hist t.csv -q
+	cmp h.csv t.csv
+	[ "$(tail -n 1 h.csv | cut -d, -f3)" = 851 ]
+}
+
+@test "--hist JSON parses, agrees with the CSV and sums to width x height" {
+	"$GPUFILT" "$SAMPLES/coins.png" --hist h.json --hist h.csv -q
+	python3 - <<'PY'
+import csv, json
+j = json.load(open("h.json"))
+rows = list(csv.DictReader(open("h.csv")))
+assert [int(r["count"]) for r in rows] == j["bins"]
+assert sum(j["bins"]) == j["pixels"] == j["width"] * j["height"] == 384 * 303
+assert int(rows[-1]["cumulative"]) == j["pixels"]
+s = j["stats"]
+assert s["min"] == min(v for v in range(256) if j["bins"][v])
+assert s["max"] == max(v for v in range(256) if j["bins"][v])
+assert abs(s["mean"] - sum(v * c for v, c in enumerate(j["bins"])) / j["pixels"]) < 1e-4
+for key in ("stddev", "mode", "median", "p1", "p5", "p25", "p75", "p95", "p99", "entropy", "otsu"):
+    assert key in s, key
+PY
+}
+
+@test "--stats prints key=value lines on stdout, with no image written" {
+	printf 'P5\n2 2\n255\n\012\012\012\310' >two.pgm
+	run "$GPUFILT" two.pgm --stats -q
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "pixels=4" ]
+	[[ "$output" == *$'\nmean=57.5000\n'* ]]
+	[[ "$output" == *$'\nmedian=10\n'* ]]
+	[[ "$output" == *$'\np95=200\n'* ]]
+	[[ "$output" == *$'\notsu=10' ]]
+	[ "$(ls)" = "two.pgm" ]
+	run "$GPUFILT" two.pgm --hist h.csv --backend cpu
+	[[ "${lines[0]}" == "gpufilt: h.csv: hist: pixels=4 min=10 max=200 mean=57.5000 "* ]]
+}
+
+@test "--hist - writes the CSV to stdout; one stdout output only" {
+	"$GPUFILT" "$SAMPLES/text.png" --hist - -q >h.csv
+	[ "$(head -n 1 h.csv)" = "value,count,cumulative" ]
+	[ "$(wc -l <h.csv)" -eq 257 ]
+	run "$GPUFILT" "$SAMPLES/text.png" --hist - -o - --format pgm
+	[ "$status" -eq 64 ]
+	run "$GPUFILT" "$SAMPLES/text.png" --hist - --stats
+	[ "$status" -eq 64 ]
+	run "$GPUFILT" "$SAMPLES/text.png" --hist h.txt
+	[ "$status" -eq 64 ]
+	[ "${lines[0]}" = "gpufilt: h.txt: report file must end in .csv, .json or .png, or be -" ]
+	run "$GPUFILT" "$SAMPLES/text.png" --hist a.csv --colsum a.csv
+	[ "$status" -eq 64 ]
+	[ ! -e a.csv ]
+}
+
+@test "histograms of constant and two-valued images are exact" {
+	$REF const 33 17 200 c.pgm
+	"$GPUFILT" c.pgm --hist h.csv -q
+	[ "$(grep -v ',0,' h.csv | sed -n 2p)" = "200,561,561" ]
+	"$GPUFILT" c.pgm --hist h.csv --no-shared -q
+	[ "$(sed -n 202p h.csv)" = "200,561,561" ]
+}
+
+@test "the histogram plot decodes and has the documented size" {
+	"$GPUFILT" "$SAMPLES/moon.png" --hist h.png --hist-log -q
+	"$GPUFILT" h.png -o h.pgm -q
+	[ "$(sed -n 2p h.pgm)" = "592 308" ]
+	"$GPUFILT" "$SAMPLES/astronaut.png" --hist rgb.png --hist-channels rgb -q
+	"$GPUFILT" rgb.png -o rgb.pgm -q
+	[ "$(sed -n 2p rgb.pgm)" = "592 308" ]
+}
+
+@test "--hist-channels rgb adds R, G and B of the decoded image" {
+	"$GPUFILT" "$SAMPLES/coffee.png" --hist h.csv --hist h.json --hist-channels rgb -q
+	[ "$(head -n 1 h.csv)" = "value,r,g,b,luma" ]
+	python3 - <<'PY'
+import csv, json
+j = json.load(open("h.json"))
+rows = list(csv.DictReader(open("h.csv")))
+for ch in "rgb":
+    assert [int(r[ch]) for r in rows] == j[ch]
+    assert sum(j[ch]) == 600 * 400
+assert [int(r["luma"]) for r in rows] == j["bins"]
+assert j["r"] != j["g"] != j["b"]
+PY
+	# a gray image counts its gray value in all three
+	"$GPUFILT" "$SAMPLES/coins.png" --hist g.csv --hist-channels rgb -q
+	awk -F, 'NR > 1 && !($2 == $3 && $3 == $4 && $4 == $5) { exit 1 }' g.csv
+}
+
+@test "--colsum and --rowsum equal brute-force sums, and the totals agree" {
+	for size in "1 1" "1 5" "5 1" "7 3" "13 9" "35 4"; do
+		$REF random $size $RANDOM in.pgm
+		"$GPUFILT" in.pgm --colsum c.csv --rowsum r.csv --hist h.json -q
+		diff c.csv <($REF colsum in.pgm)
+		diff r.csv <($REF rowsum in.pgm)
+	done
+	"$GPUFILT" "$SAMPLES/text.png" --colsum c.json --rowsum r.json --hist h.json -q
+	python3 - <<'PY'
+import json
+c, r, h = (json.load(open(f)) for f in ("c.json", "r.json", "h.json"))
+assert len(c["sums"]) == 448 and len(r["sums"]) == 172
+total = sum(v * n for v, n in enumerate(h["bins"]))
+assert sum(c["sums"]) == sum(r["sums"]) == c["total"] == r["total"] == total
+assert c["axis"] == "column" and r["axis"] == "row"
+PY
+	"$GPUFILT" "$SAMPLES/text.png" --colsum c.png --rowsum r.png -q
+	"$GPUFILT" c.png -o c.pgm -q
+	"$GPUFILT" r.png -o r.pgm -q
+	[ "$(sed -n 2p c.pgm)" = "976 308" ]
+	[ "$(sed -n 2p r.pgm)" = "596 308" ]
+}
+
+@test "every projection and histogram variant gives the same report" {
+	$REF random 301 45 $RANDOM in.pgm
+	for v in byte word split; do
+		"$GPUFILT" in.pgm --colsum c-$v.csv --variant $v -q
+		cmp c-byte.csv c-$v.csv
+	done
+	for v in global shared; do
+		"$GPUFILT" in.pgm --hist h-$v.csv --variant $v -q
+		cmp h-global.csv h-$v.csv
+	done
+	"$GPUFILT" in.pgm --hist h.csv --colsum c.csv --rowsum r.csv --compare -q
+}

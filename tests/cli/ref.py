@@ -4,6 +4,9 @@
   ref.py pgm16 OUT.pgm                a 16-bit PGM with known values
   ref.py mean K BORDER IN.pgm OUT.pgm box mean by its definition (brute force)
   ref.py cmp A.pgm B.pgm              exit 0 when the pixels are equal
+  ref.py hist IN.pgm                  value,count,cumulative CSV on stdout
+  ref.py colsum IN.pgm / rowsum IN.pgm  index,sum,mean CSV on stdout
+  ref.py const W H V OUT.pgm          a constant image
 BORDER is replicate, reflect101 or constant=V."""
 import random
 import sys
@@ -66,6 +69,30 @@ def main():
                         for dy in range(-r, r + 1) for dx in range(-r, r + 1))
                 out.append((s + area // 2) // area)
         write_pgm(sys.argv[5], w, h, out)
+    elif cmd == "hist":
+        w, h, pix = read_pgm(sys.argv[2])
+        counts = [0] * 256
+        for p in pix:
+            counts[p] += 1
+        cum = 0
+        print("value,count,cumulative")
+        for v in range(256):
+            cum += counts[v]
+            print("%d,%d,%d" % (v, counts[v], cum))
+    elif cmd in ("colsum", "rowsum"):
+        w, h, pix = read_pgm(sys.argv[2])
+        if cmd == "colsum":
+            sums = [sum(pix[y * w + x] for y in range(h)) for x in range(w)]
+            count = h
+        else:
+            sums = [sum(pix[y * w:(y + 1) * w]) for y in range(h)]
+            count = w
+        print("index,sum,mean")
+        for i, s in enumerate(sums):
+            print("%d,%d,%.4f" % (i, s, s / count))
+    elif cmd == "const":
+        w, h, v = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+        write_pgm(sys.argv[5], w, h, [v] * (w * h))
     elif cmd == "cmp":
         a, b = read_pgm(sys.argv[2]), read_pgm(sys.argv[3])
         sys.exit(0 if a == b else 1)

@@ -76,6 +76,13 @@ static void check_all(const gf_image *img, const char *what)
             s.u.mean.border.value = (int)(rnd() & 255);
             check_stage(&s, img, what);
         }
+    static const gf_stage_ops *const reports[] = {&gf_stage_hist, &gf_stage_colsum,
+                                                  &gf_stage_rowsum};
+    for (int r = 0; r < 3; r++) {
+        memset(&s, 0, sizeof s);
+        s.ops = reports[r];
+        check_stage(&s, img, what);
+    }
     for (int op = 0; op < GF_ORIENT_NOPS; op++) {
         memset(&s, 0, sizeof s);
         s.ops = gf_orient_swaps(op) ? &gf_stage_transpose : &gf_stage_mirror;
@@ -108,6 +115,17 @@ int main(int argc, char **argv)
         gf_image img;
         random_image(&img, sizes[i][0], sizes[i][1]);
         snprintf(what, sizeof what, "random %dx%d", sizes[i][0], sizes[i][1]);
+        check_all(&img, what);
+        gf_image_free(&img);
+    }
+    /* histograms punish atomics on flat data: constant and two-valued images */
+    for (int i = 0; i < 2; i++) {
+        gf_image img;
+        int w = is_small ? 301 : 4001, h = is_small ? 77 : 999;
+        random_image(&img, w, h);
+        for (size_t p = 0; p < (size_t)w * h; p++)
+            img.data[p] = i == 0 ? 200 : (img.data[p] & 1 ? 3 : 250);
+        snprintf(what, sizeof what, "%s %dx%d", i == 0 ? "constant" : "two-valued", w, h);
         check_all(&img, what);
         gf_image_free(&img);
     }
