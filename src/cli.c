@@ -106,7 +106,7 @@ static const char help_text[] =
     "  -o, --output FILE       write the image to FILE ('-' is stdout); not needed\n"
     "                          when a report stage or --compare is given\n"
     "      --format png|pgm    output format (default: from FILE's extension)\n"
-    "      --png-level N       PNG deflate level 0-12 (default 2)\n"
+    "      --png-level N       PNG deflate level 0-12 (default 1)\n"
     "      --force             allow FILE to be the input file\n"
     "\n"
     "Backend and reports:\n"

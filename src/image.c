@@ -14,10 +14,11 @@
 
 #include "../third_party/stb.h"
 
-/* PNG row filter: stb's per-row choice tries all five filters on every row
- * and costs more CPU than deflate at low levels; the fixed Paeth filter (4)
- * is as small or smaller on photographs and gray scans (docs/benchmarks.md). */
-#define PNG_FILTER 4
+/* PNG row filter: stb's per-row choice tries all five filters on every row,
+ * and Paeth is a serial loop; the fixed Up filter (2) vectorises, and on the
+ * samples it is within 3% of Paeth's size at 60% of its time
+ * (docs/benchmarks.md, "PNG encoding"). */
+#define PNG_FILTER 2
 
 #define READ_CHUNK (1u << 20)
 

@@ -64,7 +64,7 @@ gf_format gf_format_from_name(const char *path);
 /* Sets the PNG deflate level for every later encode (libdeflate 0-12, 0 =
  * stored). Call before any encoding thread starts. */
 void gf_set_png_level(int level);
-#define GF_DEFAULT_PNG_LEVEL 2
+#define GF_DEFAULT_PNG_LEVEL 1
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.
  * Any other path is written to a temporary file ".NAME.gpufilt-XXXXXX" in

@@ -52,7 +52,15 @@ static unsigned char *gf_zlib_compress(unsigned char *data, int len, int *out_le
     return out;
 }
 
+/* PNG's chunk CRCs: libdeflate's CRC-32 (same polynomial as PNG's, several
+ * times faster than stb's byte-at-a-time table). */
+static unsigned gf_crc32(unsigned char *buf, int len)
+{
+    return (unsigned)libdeflate_crc32(0, buf, (size_t)len);
+}
+
 #define STBIW_ZLIB_COMPRESS gf_zlib_compress
+#define STBIW_CRC32 gf_crc32
 #define STBI_WRITE_NO_STDIO
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
