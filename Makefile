@@ -4,7 +4,13 @@ include config.mk
 
 B := build
 LIB_C := $(filter-out src/main.c,$(wildcard src/*.c src/stages/*.c)) third_party/stb.c
-LIB_CU := $(wildcard cuda/*.cu)
+LIB_CU := $(filter-out cuda/npp_peers.cu,$(wildcard cuda/*.cu))
+# PEERS=1: also NPP and cuBLAS as gpufilt bench's peers (needs the full CUDA
+# toolkit; not for CI). `make clean` when switching.
+ifeq ($(PEERS),1)
+PEER_OBJ := $(B)/cuda/npp_peers.o
+PEER_LIBS := -lnppif -lnppig -lnppidei -lnppist -lnppc -lcublas -lcudart
+endif
 LIB_OBJ := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
@@ -25,8 +31,8 @@ all: gpufilt
 deps:
 	@[ -n "$(SKIP_DEPS)" ] || sh scripts/deps.sh install
 
-gpufilt: $(B)/src/main.o $(B)/libgf.a | deps
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+gpufilt: $(B)/src/main.o $(B)/libgf.a $(PEER_OBJ) | deps
+	$(CC) $(CFLAGS) -o $@ $(B)/src/main.o $(PEER_OBJ) $(B)/libgf.a $(PEER_LIBS) $(LDLIBS)
 
 $(B)/libgf.a: $(LIB_OBJ)
 	rm -f $@

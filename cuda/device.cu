@@ -184,6 +184,13 @@ extern "C" int gf_gpu_fetch(gf_gpu *g, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
+extern "C" int gf_gpu_put(gf_gpu *g, void *dst, const void *src, size_t bytes)
+{
+    GF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g->stream));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    return 0;
+}
+
 extern "C" int gf_gpu_timer_start(gf_gpu *g)
 {
     GF_CUDA_CHECK(cudaEventRecord(g->start, g->stream));

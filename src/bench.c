@@ -1,62 +1,34 @@
-/* bench.c - gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH] [--json]
- * [--device N]. Each row: median CUDA-event time over N runs after a warm-up,
- * GB/s, the ratio to the floor (bytes that must move over the copy rate
- * measured first), the speedup over the experiment's baseline variant, and
- * the check against the CPU reference. */
-#include "bench.h"
-
+/* bench.c - gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH]
+ * [--matmul MxNxK] [--json] [--device N]: the five seed experiments with
+ * gpufilt's own kernels. Each row: the median CUDA-event time over N runs
+ * after a warm-up, the rate, the ratio to the floor (bytes that must move
+ * over the copy rate measured first), the speedup over the experiment's
+ * baseline and the check against a reference. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "gpu.h"
 #include "peers.h"
 #include "pipeline.h"
-#include "report.h"
 #include "stage.h"
-#include "stages/mean.h"
 #include "stages/orient.h"
 
-#define BENCH_ROWS 128
 #define COPY_BYTES (256u << 20) /* 5x the H100's 50 MB L2: a DRAM rate */
-
-typedef struct bench_row {
-    char experiment[40];
-    char variant[24];
-    double ms;
-    double bytes;  /* that must move; 0: none */
-    double speedup; /* over the baseline row of the experiment; 0: none */
-    int check;     /* 1 PASS, 0 FAIL, -1 none */
-} bench_row;
+#define SEED_ITERS 20           /* seed 2 transposes 20 times per timing */
+#define MATMUL_TOL 1e-5         /* relative Frobenius error against the reference */
+#define MATMUL_SAMPLES 512      /* C entries checked in double on the CPU */
 
 typedef struct bench {
     gf_gpu *gpu;
-    int reps, width, height, json;
-    double copy_gbps; /* bytes read + written per ns */
-    bench_row rows[BENCH_ROWS];
-    int nrows;
-    int failed;
+    int width, height;   /* image experiments */
+    int mm, mn, mk;      /* matmul M x N x K */
+    gf_bench_table t;
     unsigned long long rng;
 } bench;
-
-static bench_row *add_row(bench *b, const char *exp, const char *variant, double ms,
-                          double bytes, int check)
-{
-    static bench_row scratch;
-    bench_row *r = b->nrows < BENCH_ROWS ? &b->rows[b->nrows++] : &scratch;
-
-    memset(r, 0, sizeof *r);
-    snprintf(r->experiment, sizeof r->experiment, "%s", exp);
-    snprintf(r->variant, sizeof r->variant, "%s", variant);
-    r->ms = ms;
-    r->bytes = bytes;
-    r->check = check;
-    if (check == 0)
-        b->failed = 1;
-    return r;
-}
 
 static unsigned bench_rand(bench *b)
 {
@@ -75,56 +47,71 @@ static int random_image(bench *b, gf_image *im, int w, int h)
     return rc;
 }
 
-typedef struct copy_launch {
-    gf_gpu *gpu;
-    void *dst, *src;
-} copy_launch;
-
-static int launch_copy(void *ctx, void *stream)
+static void note(bench *b, const char *text)
 {
-    copy_launch *c = ctx;
-    (void)stream;
-    return gf_gpu_copy(c->gpu, c->dst, c->src, COPY_BYTES);
+    size_t n = strlen(b->t.notes);
+    snprintf(b->t.notes + n, sizeof b->t.notes - n, "%s%s", n ? "; " : "", text);
+}
+
+/* A device launch to time: fn(ctx, stream). */
+typedef struct launch {
+    int (*fn)(struct launch *l, void *stream);
+    const gf_dimage *in;
+    gf_dimage *out;
+    void *p0, *p1, *p2; /* what fn needs beside in and out */
+    size_t n;
+    int i0, i1, i2, i3;
+} launch;
+
+static int run_launch(void *ctx, void *stream)
+{
+    launch *l = ctx;
+    return l->fn(l, stream);
 }
 
 /* copy: device-to-device cudaMemcpy of 256 MiB; defines the floor. */
+static int copy_fn(launch *l, void *stream)
+{
+    (void)stream;
+    return gf_gpu_copy(l->p0, l->out->data, l->in->data, COPY_BYTES);
+}
+
 static int bench_copy(bench *b)
 {
     gf_dimage src, dst;
-    copy_launch c = {b->gpu, NULL, NULL};
+    launch l = {.fn = copy_fn, .in = &src, .out = &dst, .p0 = b->gpu};
     double ms;
     int rc;
 
-    if ((rc = gf_dimage_alloc(b->gpu, &src, COPY_BYTES)))
-        return rc;
-    if ((rc = gf_dimage_alloc(b->gpu, &dst, COPY_BYTES)) == 0) {
-        c.src = src.data;
-        c.dst = dst.data;
-        if ((rc = gf_dimage_poison(b->gpu, &src, 0x5A)) == 0 &&
-            (rc = gf_gpu_time(b->gpu, b->reps, launch_copy, &c, &ms)) == 0) {
-            b->copy_gbps = 2.0 * COPY_BYTES / (ms * 1e6);
-            add_row(b, "copy 256 MiB", "cudaMemcpy", ms, 2.0 * COPY_BYTES, -1);
-        }
-        gf_dimage_free(&dst);
+    memset(&dst, 0, sizeof dst);
+    if ((rc = gf_dimage_alloc(b->gpu, &src, COPY_BYTES)) == 0 &&
+        (rc = gf_dimage_alloc(b->gpu, &dst, COPY_BYTES)) == 0 &&
+        (rc = gf_dimage_poison(b->gpu, &src, 0x5A)) == 0 &&
+        (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) == 0) {
+        b->t.copy_gbps = 2.0 * COPY_BYTES / (ms * 1e6);
+        gf_bench_add(&b->t, "copy 256 MiB", "cudaMemcpy", ms, 2.0 * COPY_BYTES, -1);
     }
+    gf_dimage_free(&dst);
     gf_dimage_free(&src);
     return rc;
 }
 
-/* Every variant of image stage s on img, each poisoned, timed and checked
- * against the CPU reference; variant 0 is the baseline. */
+/* Every variant of stage s on img, each poisoned, timed and checked against
+ * the CPU reference; variant 0 is the baseline. The CPU reference's own
+ * time is a row too. */
 static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
     gf_variant_result res[GF_MAX_VARIANTS];
     gf_output ref;
     double cpu_ms, bytes = gf_stage_bytes(s, img->width, img->height);
-    int rc = gf_stage_check(b->gpu, s, img, b->reps, &ref, &cpu_ms, res);
+    int rc = gf_stage_check(b->gpu, s, img, b->t.reps, &ref, &cpu_ms, res);
 
     if (rc)
         return rc;
-    add_row(b, exp, "cpu", cpu_ms, bytes, -1);
+    gf_bench_add(&b->t, exp, "cpu", cpu_ms, bytes, -1);
     for (int v = 0; s->ops->variants[v]; v++) {
-        bench_row *r = add_row(b, exp, s->ops->variants[v], res[v].ms, bytes, res[v].match);
+        gf_bench_row *r = gf_bench_add(&b->t, exp, s->ops->variants[v], res[v].ms, bytes,
+                                       res[v].match);
         r->speedup = res[0].ms / res[v].ms;
         if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
@@ -133,7 +120,48 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     return 0;
 }
 
-/* mean: the box-mean seed, 3x3 and 5x5, every variant. */
+/* A library peer producing an image: img uploaded, fn timed into an output
+ * of ow x oh, the result compared with want. A difference of at most `tol`
+ * per pixel passes (NPP's box filter rounds down: tol 1). */
+static int bench_peer_image(bench *b, const char *exp, const char *name, const gf_image *img,
+                            const gf_image *want, int tol, launch *l)
+{
+    gf_dimage in, out;
+    gf_image got;
+    double ms;
+    int rc, ok = 1;
+
+    memset(&out, 0, sizeof out);
+    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
+        (rc = gf_dimage_alloc(b->gpu, &out, gf_dimage_bytes(want->width, want->height))) ||
+        (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) ||
+        (rc = gf_dimage_poison(b->gpu, &out, 0xA5)))
+        goto out;
+    l->in = &in;
+    l->out = &out;
+    if ((rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, l, &ms)) ||
+        (rc = gf_gpu_download(b->gpu, &out, &got, NULL)))
+        goto out;
+    ok = got.width == want->width && got.height == want->height;
+    for (int y = 0; ok && y < got.height; y++)
+        for (int x = 0; ok && x < got.width; x++)
+            ok = abs(got.data[(size_t)y * got.stride + x] -
+                     want->data[(size_t)y * want->stride + x]) <= tol;
+    gf_bench_add(&b->t, exp, name, ms,
+                 (double)img->width * img->height + (double)want->width * want->height, ok);
+out:
+    gf_dimage_free(&in);
+    gf_dimage_free(&out);
+    return rc;
+}
+
+static int npp_box_fn(launch *l, void *stream)
+{
+    return gf_npp_box(l->in, l->out, l->i0, stream);
+}
+
+/* mean: the box-mean seed, 3x3 and 5x5, every variant; NPP's box filter
+ * beside them where built in. */
 static int bench_mean(bench *b)
 {
     gf_image img;
@@ -146,23 +174,108 @@ static int bench_mean(bench *b)
     for (int k = 3; rc == 0 && k <= 5; k += 2) {
         s.u.mean.ksize = k;
         snprintf(exp, sizeof exp, "mean %dx%d %dx%d", k, k, b->width, b->height);
-        rc = bench_stage(b, exp, &s, &img);
+        if ((rc = bench_stage(b, exp, &s, &img)) == 0 && gf_npp_box) {
+            gf_image want;
+            if ((rc = s.ops->run_cpu(&s, &img, &want)) == 0) {
+                launch l = {.fn = npp_box_fn, .i0 = k};
+                rc = bench_peer_image(b, exp, "npp", &img, &want, 1, &l);
+                gf_image_free(&want);
+            }
+        }
     }
+    if (gf_npp_box)
+        note(b, "npp box filter: replicate border, rounds down, checked to +-1");
     gf_image_free(&img);
     return rc;
 }
 
-/* transpose: the tiled-transpose seed on 8-bit images, with the tool's
- * kernels: transpose and rotate 90 (naive against shared tiles) and rotate
- * 180 (naive against 4-byte words). */
+static int seed_transpose_fn(launch *l, void *stream)
+{
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < SEED_ITERS; i++)
+        rc = gf_seed_transpose_f32(l->p0, l->p1, l->i0, l->i1, l->i2, stream);
+    return rc;
+}
+
+/* Seed 2's setup: a 2048x1536 float matrix transposed 20 times per timing
+ * (per-transpose times are shown): naive, 16x16 tile, padded 16x17 tile,
+ * and a CPU loop. Every output is compared with the CPU loop's. */
+static int bench_seed_transpose(bench *b)
+{
+    static const char *const names[] = {"naive", "tile16", "tile16+1"};
+    const int rows = 1536, cols = 2048;
+    const size_t n = (size_t)rows * cols, bytes = n * sizeof(float);
+    float *a = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
+    gf_dimage din, dout;
+    double base = 0, t0;
+    const char *exp = "transpose f32 2048x1536";
+    int rc = 0;
+
+    memset(&din, 0, sizeof din);
+    memset(&dout, 0, sizeof dout);
+    if (!a || !want || !got) {
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)(bench_rand(b) % 100000) / 7.0f;
+    t0 = gf_now_ms();
+    for (int it = 0; it < SEED_ITERS; it++)
+        for (int y = 0; y < rows; y++)
+            for (int x = 0; x < cols; x++)
+                want[(size_t)x * rows + y] = a[(size_t)y * cols + x];
+    gf_bench_add(&b->t, exp, "cpu loop", (gf_now_ms() - t0) / SEED_ITERS, 2.0 * bytes, -1);
+    if ((rc = gf_dimage_alloc(b->gpu, &din, bytes)) || (rc = gf_dimage_alloc(b->gpu, &dout, bytes)))
+        goto out;
+    if ((rc = gf_gpu_put(b->gpu, din.data, a, bytes)))
+        goto out;
+    for (int v = 0; v < 3; v++) {
+        launch l = {.fn = seed_transpose_fn, .p0 = din.data, .p1 = dout.data, .i0 = rows,
+                    .i1 = cols, .i2 = v};
+        double ms;
+        if ((rc = gf_dimage_poison(b->gpu, &dout, 0xA5)) ||
+            (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
+            (rc = gf_gpu_fetch(b->gpu, got, dout.data, bytes)))
+            goto out;
+        ms /= SEED_ITERS;
+        if (v == 0)
+            base = ms;
+        gf_bench_add(&b->t, exp, names[v], ms, 2.0 * bytes, !memcmp(got, want, bytes))->speedup =
+            base / ms;
+    }
+    note(b, "transpose f32 2048x1536: in + out (25 MB) fit in L2, so the floor can be beaten");
+out:
+    gf_dimage_free(&din);
+    gf_dimage_free(&dout);
+    free(a);
+    free(want);
+    free(got);
+    return rc;
+}
+
+static int npp_transpose_fn(launch *l, void *stream)
+{
+    return gf_npp_transpose(l->in, l->out, stream);
+}
+
+static int npp_rotate180_fn(launch *l, void *stream)
+{
+    return gf_npp_rotate180(l->in, l->out, stream);
+}
+
+/* transpose: seed 2's float setup, then the tool's own kernels on 8-bit
+ * images: transpose and rotate 90 (naive against shared tiles) and rotate
+ * 180 (naive against 4-byte words), with NPP's transpose and mirror. */
 static int bench_transpose(bench *b)
 {
     static const int ops[] = {GF_TRANSPOSE, GF_ROTATE90, GF_ROTATE180};
     gf_image img;
     gf_stage s;
     char exp[40], label[32];
-    int rc = random_image(b, &img, b->width, b->height);
+    int rc = bench_seed_transpose(b);
 
+    if (rc == 0)
+        rc = random_image(b, &img, b->width, b->height);
     for (int i = 0; rc == 0 && i < 3; i++) {
         memset(&s, 0, sizeof s);
         s.ops = gf_orient_swaps(ops[i]) ? &gf_stage_transpose : &gf_stage_mirror;
@@ -170,8 +283,17 @@ static int bench_transpose(bench *b)
         s.ops->label(&s, label, sizeof label);
         snprintf(exp, sizeof exp, "%s %dx%d", label, b->width, b->height);
         rc = bench_stage(b, exp, &s, &img);
+        if (rc == 0 && ops[i] != GF_ROTATE90 && gf_npp_transpose) {
+            gf_image want;
+            launch l = {.fn = ops[i] == GF_TRANSPOSE ? npp_transpose_fn : npp_rotate180_fn};
+            if ((rc = s.ops->run_cpu(&s, &img, &want)) == 0) {
+                rc = bench_peer_image(b, exp, "npp", &img, &want, 0, &l);
+                gf_image_free(&want);
+            }
+        }
     }
-    gf_image_free(&img);
+    if (rc == 0)
+        gf_image_free(&img);
     return rc;
 }
 
@@ -206,46 +328,42 @@ static int photo_image(bench *b, gf_image *im, int w, int h, const char **what)
     return 0;
 }
 
-typedef struct cub_launch {
-    const gf_dimage *in;
-    unsigned *hist;
-    void *temp;
-    size_t temp_bytes;
-} cub_launch;
-
-static int launch_cub(void *ctx, void *stream)
+static int cub_hist_fn(launch *l, void *stream)
 {
-    cub_launch *c = ctx;
-    return gf_cub_hist(c->in, c->hist, c->temp, &c->temp_bytes, stream);
+    return gf_cub_hist(l->in, l->p0, l->p1, &l->n, stream);
 }
 
-/* CUB's HistogramEven on img, timed and checked against the CPU counts. */
-static int bench_cub_hist(bench *b, const char *exp, const gf_image *img)
+static int npp_hist_fn(launch *l, void *stream)
+{
+    return gf_npp_hist(l->in, l->p0, l->p1, &l->n, stream);
+}
+
+/* A library histogram of img (fn sizes its temp storage when p1 is NULL),
+ * timed and checked against the CPU counts in want. */
+static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf_image *img,
+                           const uint32_t *want, int (*fn)(launch *, void *))
 {
     gf_dimage in, hist, temp;
-    cub_launch c = {&in, NULL, NULL, 0};
-    uint32_t got[256], want[256] = {0};
+    launch l = {.fn = fn, .in = &in};
+    uint32_t got[256];
     double ms;
     int rc;
 
     memset(&hist, 0, sizeof hist);
     memset(&temp, 0, sizeof temp);
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++)
-            want[img->data[(size_t)y * img->stride + x]]++;
     if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
-        (rc = gf_dimage_alloc(b->gpu, &hist, 256 * sizeof(unsigned))) ||
-        (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) ||
-        (rc = gf_cub_hist(&in, NULL, NULL, &c.temp_bytes, NULL)) ||
-        (rc = gf_dimage_alloc(b->gpu, &temp, c.temp_bytes + 1)))
+        (rc = gf_dimage_alloc(b->gpu, &hist, sizeof got)) ||
+        (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) || (rc = fn(&l, NULL)) ||
+        (rc = gf_dimage_alloc(b->gpu, &temp, l.n + 1)))
         goto out;
-    c.hist = (unsigned *)(void *)hist.data;
-    c.temp = temp.data;
+    l.p0 = hist.data;
+    l.p1 = temp.data;
     if ((rc = gf_dimage_poison(b->gpu, &hist, 0xA5)) ||
-        (rc = gf_gpu_time(b->gpu, b->reps, launch_cub, &c, &ms)) ||
+        (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
         (rc = gf_gpu_fetch(b->gpu, got, hist.data, sizeof got)))
         goto out;
-    add_row(b, exp, "cub", ms, (double)img->width * img->height, !memcmp(got, want, sizeof got));
+    gf_bench_add(&b->t, exp, name, ms, (double)img->width * img->height,
+                 !memcmp(got, want, sizeof got));
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&hist);
@@ -255,7 +373,7 @@ out:
 
 /* hist: the histogram seed. 10 MB and 64 MB of random bytes, then 64 MB of
  * constant and photographic data; global against shared atomics, with CUB's
- * HistogramEven as the library reference. */
+ * HistogramEven (and NPP's, where built in) as the library reference. */
 static int bench_hist(bench *b)
 {
     gf_stage s;
@@ -266,6 +384,7 @@ static int bench_hist(bench *b)
     s.ops = &gf_stage_hist;
     for (int k = 0; rc == 0 && k < 4; k++) {
         gf_image img;
+        uint32_t want[256];
         const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
         int w = k == 0 ? 3200 : b->width, h = k == 0 ? 3125 : b->height; /* 10 MB, 64 MB */
         if (k < 2)
@@ -277,15 +396,18 @@ static int bench_hist(bench *b)
         if (rc)
             break;
         snprintf(exp, sizeof exp, "hist %dx%d %s", w, h, what);
-        if ((rc = bench_stage(b, exp, &s, &img)) == 0)
-            rc = bench_cub_hist(b, exp, &img);
+        if ((rc = bench_stage(b, exp, &s, &img)) == 0 &&
+            (rc = s.ops->report_cpu(&s, &img, want)) == 0)
+            rc = bench_peer_hist(b, exp, "cub", &img, want, cub_hist_fn);
+        if (rc == 0 && gf_npp_hist)
+            rc = bench_peer_hist(b, exp, "npp", &img, want, npp_hist_fn);
         gf_image_free(&img);
     }
     return rc;
 }
 
-/* colsum: the 1-byte against 4-byte loads seed at its 8192x8192 and at
- * 8000x8000, with the split kernel; row sums beside them. */
+/* colsum: the 1-byte against 4-byte loads seed at its 8192x8192 and at the
+ * --size, with the split kernel; row sums beside them. */
 static int bench_colsum(bench *b)
 {
     gf_stage s;
@@ -308,6 +430,120 @@ static int bench_colsum(bench *b)
     return rc;
 }
 
+static int matmul_fn(launch *l, void *stream)
+{
+    float *const *m = l->p0;
+    if (l->i3 < 0)
+        return gf_cublas_sgemm(m[0], m[1], m[2], l->i0, l->i1, l->i2, stream);
+    return gf_seed_matmul_f32(m[0], m[1], m[2], l->i0, l->i1, l->i2, l->i3, stream);
+}
+
+/* Relative Frobenius error of c against ref over all n entries. */
+static double rel_error(const float *c, const float *ref, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)c[i] - ref[i];
+        num += d * d;
+        den += (double)ref[i] * ref[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The same error over MATMUL_SAMPLES entries of c, each computed in double. */
+static double sampled_error(bench *b, const float *a, const float *bm, const float *c, int m,
+                            int n, int k)
+{
+    double num = 0, den = 0;
+    for (int s = 0; s < MATMUL_SAMPLES; s++) {
+        int i = (int)(bench_rand(b) % (unsigned)m), j = (int)(bench_rand(b) % (unsigned)n);
+        double ref = 0;
+        for (int q = 0; q < k; q++)
+            ref += (double)a[(size_t)i * k + q] * bm[(size_t)q * n + j];
+        num += (c[(size_t)i * n + j] - ref) * (c[(size_t)i * n + j] - ref);
+        den += ref * ref;
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* matmul: seed 5 at --matmul M x N x K (any size): naive against 16x16
+ * shared tiles, with cuBLAS SGEMM as the reference where built in; each
+ * checked within MATMUL_TOL, against cuBLAS or else against entries
+ * computed in double on the CPU. */
+static int bench_matmul(bench *b)
+{
+    static const char *const names[] = {"naive", "tiled16"};
+    const int m = b->mm, n = b->mn, k = b->mk;
+    const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    float *ha = malloc(na * 4), *hb = malloc(nb * 4), *hc = malloc(nc * 4), *href = NULL;
+    gf_dimage da, db, dc;
+    char exp[40];
+    double flops = 2.0 * m * n * k, base = 0;
+    int rc = 0;
+
+    memset(&da, 0, sizeof da);
+    memset(&db, 0, sizeof db);
+    memset(&dc, 0, sizeof dc);
+    snprintf(exp, sizeof exp, "matmul f32 %dx%dx%d", m, n, k);
+    if (!ha || !hb || !hc) {
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < na; i++)
+        ha[i] = (float)((int)(bench_rand(b) % 2001) - 1000) / 1000.0f;
+    for (size_t i = 0; i < nb; i++)
+        hb[i] = (float)((int)(bench_rand(b) % 2001) - 1000) / 1000.0f;
+    if ((rc = gf_dimage_alloc(b->gpu, &da, na * 4)) || (rc = gf_dimage_alloc(b->gpu, &db, nb * 4)) ||
+        (rc = gf_dimage_alloc(b->gpu, &dc, nc * 4)))
+        goto out;
+    if ((rc = gf_gpu_put(b->gpu, da.data, ha, na * 4)) ||
+        (rc = gf_gpu_put(b->gpu, db.data, hb, nb * 4)))
+        goto out;
+    float *mats[3] = {(float *)(void *)da.data, (float *)(void *)db.data, (float *)(void *)dc.data};
+    if (gf_cublas_sgemm) {
+        launch l = {.fn = matmul_fn, .p0 = mats, .i0 = m, .i1 = n, .i2 = k, .i3 = -1};
+        double ms;
+        href = malloc(nc * 4);
+        if (!href) {
+            rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
+            goto out;
+        }
+        if ((rc = gf_dimage_poison(b->gpu, &dc, 0xA5)) ||
+            (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
+            (rc = gf_gpu_fetch(b->gpu, href, dc.data, nc * 4)))
+            goto out;
+        gf_bench_add(&b->t, exp, "cublas", ms, 0,
+                     sampled_error(b, ha, hb, href, m, n, k) < MATMUL_TOL)
+            ->flops = flops;
+    }
+    for (int v = 0; v < 2; v++) {
+        launch l = {.fn = matmul_fn, .p0 = mats, .i0 = m, .i1 = n, .i2 = k, .i3 = v};
+        double ms, err;
+        if ((rc = gf_dimage_poison(b->gpu, &dc, 0xA5)) ||
+            (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
+            (rc = gf_gpu_fetch(b->gpu, hc, dc.data, nc * 4)))
+            goto out;
+        err = href ? rel_error(hc, href, nc) : sampled_error(b, ha, hb, hc, m, n, k);
+        if (v == 0)
+            base = ms;
+        gf_bench_row *r = gf_bench_add(&b->t, exp, names[v], ms, 0, err < MATMUL_TOL);
+        r->flops = flops;
+        r->speedup = base / ms;
+    }
+    note(b, href ? "matmul checked against cuBLAS SGEMM: relative Frobenius error < 1e-5"
+                 : "matmul checked on 512 entries computed in double: relative error < 1e-5 "
+                   "(cuBLAS not built in: make PEERS=1)");
+out:
+    gf_dimage_free(&da);
+    gf_dimage_free(&db);
+    gf_dimage_free(&dc);
+    free(ha);
+    free(hb);
+    free(hc);
+    free(href);
+    return rc;
+}
+
 typedef struct experiment {
     const char *name;
     const char *description;
@@ -316,140 +552,103 @@ typedef struct experiment {
 
 static const experiment experiments[] = {
     {"copy", "device-to-device copy: the bandwidth floor (always runs first)", bench_copy},
-    {"mean", "box mean 3x3 and 5x5, global against shared memory", bench_mean},
-    {"transpose", "transpose, rotate 90 and 180 of bytes: naive against tiled", bench_transpose},
+    {"mean", "box mean 3x3 and 5x5: global against shared memory", bench_mean},
+    {"transpose", "seed 2's float transpose, then bytes: naive against tiled", bench_transpose},
     {"hist", "histogram: global against shared atomics, CUB as the reference", bench_hist},
     {"colsum", "column sums: 1-byte against 4-byte loads against split rows", bench_colsum},
+    {"matmul", "matrix multiply: naive against 16x16 shared tiles, any size", bench_matmul},
 };
 #define NEXP (int)(sizeof experiments / sizeof experiments[0])
 
-static double floor_ratio(const bench *b, const bench_row *r)
-{
-    return r->bytes > 0 && b->copy_gbps > 0 ? r->ms / (r->bytes / (b->copy_gbps * 1e6)) : 0;
-}
-
-static const char *check_name(int c)
-{
-    return c < 0 ? "-" : c ? "PASS" : "FAIL";
-}
-
-static void print_text(const bench *b, const char *device, const char *drv, const char *rt)
-{
-    printf("%-24s %-12s %10s %9s %8s %8s  %s\n", "experiment", "variant", "ms", "GB/s",
-           "x floor", "speedup", "check");
-    for (int i = 0; i < b->nrows; i++) {
-        const bench_row *r = &b->rows[i];
-        printf("%-24s %-12s %10.4f", r->experiment, r->variant, r->ms);
-        if (r->bytes > 0)
-            printf(" %9.1f %8.2f", r->bytes / (r->ms * 1e6), floor_ratio(b, r));
-        else
-            printf(" %9s %8s", "-", "-");
-        if (r->speedup > 0)
-            printf(" %7.2fx", r->speedup);
-        else
-            printf(" %8s", "-");
-        printf("  %s\n", check_name(r->check));
-    }
-    printf("device: %s, CUDA driver %s, runtime %s; median of %d runs after a warm-up; "
-           "floor = bytes moved at %.0f GB/s (copy)\n",
-           device, drv, rt, b->reps, b->copy_gbps);
-}
-
-static void print_json(const bench *b, const char *device, const char *drv, const char *rt)
-{
-    fputs("{\"device\":", stdout);
-    gf_json_string(stdout, device);
-    printf(",\"cuda_driver\":\"%s\",\"cuda_runtime\":\"%s\",\"reps\":%d,\"copy_gbps\":%.3f,"
-           "\"rows\":[",
-           drv, rt, b->reps, b->copy_gbps);
-    for (int i = 0; i < b->nrows; i++) {
-        const bench_row *r = &b->rows[i];
-        printf("%s{\"experiment\":", i ? "," : "");
-        gf_json_string(stdout, r->experiment);
-        fputs(",\"variant\":", stdout);
-        gf_json_string(stdout, r->variant);
-        printf(",\"ms\":%.6f", r->ms);
-        if (r->bytes > 0)
-            printf(",\"bytes\":%.0f,\"gbps\":%.3f,\"x_floor\":%.4f", r->bytes,
-                   r->bytes / (r->ms * 1e6), floor_ratio(b, r));
-        if (r->speedup > 0)
-            printf(",\"speedup\":%.4f", r->speedup);
-        printf(",\"check\":\"%s\"}", check_name(r->check));
-    }
-    printf("],\"passed\":%s}\n", b->failed ? "false" : "true");
-}
+static const char usage_line[] = "usage: gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH] "
+                                 "[--matmul MxNxK] [--json] [--device N]\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "gpufilt: bench: %s%s\n", msg, arg ? arg : "");
-    fputs("usage: gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH] [--json] [--device N]\n",
-          stderr);
+    fputs(usage_line, stderr);
     return 64;
 }
 
 int gf_bench_main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"reps", required_argument, NULL, 'r'}, {"size", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},       {"device", required_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"reps", required_argument, NULL, 'r'},   {"size", required_argument, NULL, 's'},
+        {"matmul", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
+        {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     bench *b = calloc(1, sizeof *b);
-    int want[NEXP] = {0}, any = 0, device = 0, c, rc = 0, status = 0;
-    char name[128], drv[16], rt[16], *end;
+    int want[NEXP] = {0}, any = 0, device = 0, json = 0, c, rc = 0, status = 0;
+    char *end, extra;
 
     if (!b)
         return 70;
-    b->reps = 20;
+    b->t.reps = 20;
     b->width = b->height = 8000;
+    b->mm = b->mn = b->mk = 4096;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            b->reps = (int)strtol(optarg, &end, 10);
-            if (*end || b->reps < 1 || b->reps > 10000)
-                return usage_error("--reps: not a number in 1..10000: ", optarg);
+            b->t.reps = (int)strtol(optarg, &end, 10);
+            if (*end || !*optarg || b->t.reps < 1 || b->t.reps > 10000)
+                status = usage_error("--reps: not a number in 1..10000: ", optarg);
             break;
         case 's':
-            if (sscanf(optarg, "%dx%d%c", &b->width, &b->height, name) != 2 || b->width < 1 ||
+            if (sscanf(optarg, "%dx%d%c", &b->width, &b->height, &extra) != 2 || b->width < 1 ||
                 b->height < 1 || b->width > 65535 || b->height > 65535)
-                return usage_error("--size: not WxH: ", optarg);
+                status = usage_error("--size: not WxH (1..65535 each): ", optarg);
+            break;
+        case 'm':
+            if (sscanf(optarg, "%dx%dx%d%c", &b->mm, &b->mn, &b->mk, &extra) != 3 || b->mm < 1 ||
+                b->mn < 1 || b->mk < 1 || b->mm > 16384 || b->mn > 16384 || b->mk > 16384)
+                status = usage_error("--matmul: not MxNxK (1..16384 each): ", optarg);
             break;
         case 'j':
-            b->json = 1;
+            json = 1;
             break;
         case 'd':
             device = (int)strtol(optarg, &end, 10);
-            if (*end || device < 0)
-                return usage_error("--device: not a GPU number: ", optarg);
+            if (*end || !*optarg || device < 0)
+                status = usage_error("--device: not a GPU number: ", optarg);
             break;
         case 'h':
-            printf("usage: gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH] [--json] "
-                   "[--device N]\n\nExperiments (default: all):\n");
+            fputs(usage_line, stdout);
+            fputs("\nExperiments (default: all):\n", stdout);
             for (int i = 0; i < NEXP; i++)
                 printf("  %-10s %s\n", experiments[i].name, experiments[i].description);
             free(b);
             return 0;
+        case ':':
+            status = usage_error("option needs an argument: ", argv[optind - 1]);
+            break;
         default:
-            return usage_error("bad option ", argv[optind - 1]);
+            status = usage_error("unknown option ", argv[optind - 1]);
         }
+        if (status)
+            goto done;
     }
     for (; optind < argc; optind++) {
         int found = 0;
         for (int i = 0; i < NEXP; i++)
             if (!strcmp(argv[optind], experiments[i].name))
                 want[i] = found = any = 1;
-        if (!found)
-            return usage_error("unknown experiment ", argv[optind]);
+        if (!found) {
+            status = usage_error("unknown experiment ", argv[optind]);
+            goto done;
+        }
     }
-    if (gf_gpu_open(device, &b->gpu, name, sizeof name)) {
+    if (gf_gpu_open(device, &b->gpu, b->t.device, sizeof b->t.device)) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());
-        free(b);
-        return 69;
+        status = 69;
+        goto done;
     }
-    gf_gpu_versions(drv, rt, sizeof drv);
+    gf_gpu_versions(b->t.driver, b->t.runtime, sizeof b->t.driver);
     b->rng = 0x243F6A8885A308D3ull;
+    if (!gf_npp_box)
+        note(b, "NPP peers not built in (make PEERS=1)");
     want[0] = 1; /* copy defines the floor */
     for (int i = 0; i < NEXP && rc == 0; i++)
         if (want[i] || !any)
@@ -457,15 +656,16 @@ int gf_bench_main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());
         status = -rc;
-    } else if (b->failed) {
+    } else if (b->t.failed) {
         fprintf(stderr, "gpufilt: bench: a check failed\n");
         status = 70;
     }
-    if (b->json)
-        print_json(b, name, drv, rt);
+    if (json)
+        gf_bench_print_json(&b->t, stdout);
     else
-        print_text(b, name, drv, rt);
+        gf_bench_print_text(&b->t, stdout);
     gf_gpu_close(b->gpu);
+done:
     free(b);
     return status;
 }

@@ -75,6 +75,10 @@ int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms)
  * for g's stream first. */
 int gf_gpu_fetch(gf_gpu *g, void *dst, const void *src, size_t bytes);
 
+/* Copies `bytes` bytes from host memory src to device pointer dst on g's
+ * stream, and waits. */
+int gf_gpu_put(gf_gpu *g, void *dst, const void *src, size_t bytes);
+
 /* Brackets device work with CUDA events on g's stream: gf_gpu_timer_stop
  * waits for it, checks for launch and execution errors, and returns the
  * elapsed device time in ms. */

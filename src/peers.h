@@ -17,6 +17,39 @@ extern "C" {
 int gf_cub_hist(const gf_dimage *in, unsigned *hist, void *temp, size_t *temp_bytes,
                 void *stream);
 
+/* Seed kernels (cuda/seeds.cu). Variants: */
+enum { GF_SEED_NAIVE = 0, GF_SEED_TILED = 1, GF_SEED_PADDED = 2 };
+
+/* Transpose of a rows x cols float matrix (device, row-major, dense) into
+ * out (cols x rows): GF_SEED_NAIVE (writes scattered), GF_SEED_TILED (16x16
+ * shared tile), GF_SEED_PADDED (16x17, no bank conflicts). Any size. */
+int gf_seed_transpose_f32(const float *in, float *out, int rows, int cols, int variant,
+                          void *stream);
+
+/* C (m x n) = A (m x k) B (k x n), float, device, row-major, dense:
+ * GF_SEED_NAIVE or GF_SEED_TILED (16x16 shared tiles, edges zero-filled).
+ * Any size. */
+int gf_seed_matmul_f32(const float *a, const float *b, float *c, int m, int n, int k,
+                       int variant, void *stream);
+
+/* Library peers built only with `make PEERS=1` (cuda/npp_peers.cu, linking
+ * NPP and cuBLAS); declared weak, so they are NULL when not built in. Each
+ * launches on `stream` and returns 0 or GF_EINTERNAL. */
+#define GF_WEAK __attribute__((weak))
+/* nppiFilterBoxBorder_8u_C1R, replicate border (NPP rounds down). */
+int gf_npp_box(const gf_dimage *in, gf_dimage *out, int ksize, void *stream) GF_WEAK;
+/* nppiTranspose_8u_C1R. */
+int gf_npp_transpose(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
+/* nppiMirror_8u_C1R about both axes: rotate 180. */
+int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
+/* nppiHistogramEven_8u_C1R, 256 bins into hist (device, 256 ints); temp as
+ * for gf_cub_hist. */
+int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *temp_bytes,
+                void *stream) GF_WEAK;
+/* cublasSgemm of the row-major C = A B above (FP32, default math mode). */
+int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
+                    void *stream) GF_WEAK;
+
 #ifdef __cplusplus
 }
 #endif

@@ -435,3 +435,31 @@ PY
 	done
 	"$GPUFILT" in.pgm --hist h.csv --colsum c.csv --rowsum r.csv --compare -q
 }
+
+@test "gpufilt bench: --help lists the experiments; bad arguments exit 64" {
+	run "$GPUFILT" bench --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: gpufilt bench "* ]]
+	for e in copy mean transpose hist colsum matmul; do
+		[[ "$output" == *"  $e "* ]]
+	done
+	for args in "nosuch" "--reps 0" "--reps x" "--size 100" "--size 0x5" "--size 70000x2" \
+		"--matmul 4x4" "--matmul 0x1x1" "--device -1" "--bogus" "--reps"; do
+		run "$GPUFILT" bench $args
+		echo "$args -> $status: $output"
+		[ "$status" -eq 64 ]
+		[[ "${lines[0]}" == "gpufilt: bench: "* ]]
+		[[ "${lines[1]}" == "usage: gpufilt bench "* ]]
+	done
+}
+
+@test "gpufilt bench without a GPU says so and exits 69" {
+	if "$GPUFILT" "$SAMPLES/text.png" -o g.png --backend cuda -q 2>/dev/null; then
+		skip "a GPU is present"
+	fi
+	run "$GPUFILT" bench mean --reps 1
+	[ "$status" -eq 69 ]
+	[[ "$output" == "gpufilt: bench: no usable GPU"* ]]
+	run "$GPUFILT" bench --json
+	[ "$status" -eq 69 ]
+}

@@ -1,0 +1,95 @@
+/* npp_peers.cu - NPP and cuBLAS as gpufilt bench's library peers. Built only
+ * with `make PEERS=1` on a machine with the full CUDA toolkit: NPP and cuBLAS
+ * stay out of the default link line (and of CI, which lacks NPP). */
+#include <cublas_v2.h>
+#include <npp.h>
+
+#include "check.h"
+
+#include "../src/peers.h"
+
+/* NPP's context for `stream` on the current device. */
+static NppStreamContext npp_ctx(void *stream)
+{
+    NppStreamContext ctx;
+    nppGetStreamContext(&ctx);
+    ctx.hStream = (cudaStream_t)stream;
+    return ctx;
+}
+
+#define NPP_CHECK(call)                                                                        \
+    do {                                                                                       \
+        NppStatus gf_s_ = (call);                                                              \
+        if (gf_s_ != NPP_SUCCESS)                                                              \
+            return gf_err(GF_EINTERNAL, NULL, "NPP error %d at %s:%d", (int)gf_s_, __FILE__,   \
+                          __LINE__);                                                           \
+    } while (0)
+
+extern "C" int gf_npp_box(const gf_dimage *in, gf_dimage *out, int ksize, void *stream)
+{
+    NppiSize size = {in->width, in->height}, mask = {ksize, ksize};
+    NppiPoint offset = {0, 0}, anchor = {ksize / 2, ksize / 2};
+    int rc = gf_dimage_shape(out, in->width, in->height);
+
+    if (rc)
+        return rc;
+    NPP_CHECK(nppiFilterBoxBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
+                                             (int)out->pitch, size, mask, anchor,
+                                             NPP_BORDER_REPLICATE, npp_ctx(stream)));
+    return 0;
+}
+
+extern "C" int gf_npp_transpose(const gf_dimage *in, gf_dimage *out, void *stream)
+{
+    NppiSize size = {in->width, in->height};
+    int rc = gf_dimage_shape(out, in->height, in->width);
+
+    if (rc)
+        return rc;
+    NPP_CHECK(nppiTranspose_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
+                                       npp_ctx(stream)));
+    return 0;
+}
+
+extern "C" int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *stream)
+{
+    NppiSize size = {in->width, in->height};
+    int rc = gf_dimage_shape(out, in->width, in->height);
+
+    if (rc)
+        return rc;
+    NPP_CHECK(nppiMirror_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
+                                    NPP_BOTH_AXIS, npp_ctx(stream)));
+    return 0;
+}
+
+extern "C" int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *temp_bytes,
+                           void *stream)
+{
+    NppiSize size = {in->width, in->height};
+
+    if (!temp) {
+        NPP_CHECK(nppiHistogramEvenGetBufferSize_8u_C1R_Ctx(size, 257, temp_bytes,
+                                                             npp_ctx(stream)));
+        return 0;
+    }
+    NPP_CHECK(nppiHistogramEven_8u_C1R_Ctx(in->data, (int)in->pitch, size, hist, 257, 0, 256,
+                                           (Npp8u *)temp, npp_ctx(stream)));
+    return 0;
+}
+
+extern "C" int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
+                               void *stream)
+{
+    static cublasHandle_t handle;
+    const float one = 1.0f, zero = 0.0f;
+
+    if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+        return gf_err(GF_EINTERNAL, NULL, "cublasCreate failed");
+    cublasSetStream(handle, (cudaStream_t)stream);
+    /* row-major C = A B is column-major C^T = B^T A^T */
+    if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n) !=
+        CUBLAS_STATUS_SUCCESS)
+        return gf_err(GF_EINTERNAL, NULL, "cublasSgemm failed");
+    return 0;
+}
