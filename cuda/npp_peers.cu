@@ -3,17 +3,39 @@
  * stay out of the default link line (and of CI, which lacks NPP). */
 #include <cublas_v2.h>
 #include <npp.h>
+#include <string.h>
 
 #include "check.h"
 
 #include "../src/peers.h"
 
-/* NPP's context for `stream` on the current device. */
+/* NPP's context for `stream` on the current device (NPP 13 has no
+ * nppGetStreamContext: the caller fills it in). Kept for the last stream, so
+ * that no device query falls inside a timed region. */
 static NppStreamContext npp_ctx(void *stream)
 {
-    NppStreamContext ctx;
-    nppGetStreamContext(&ctx);
+    static NppStreamContext ctx;
+    static void *last;
+    static int valid;
+    cudaDeviceProp p;
+    unsigned flags = 0;
+
+    if (valid && last == stream)
+        return ctx;
+    last = stream;
+    valid = 1;
+    memset(&ctx, 0, sizeof ctx);
+    cudaGetDevice(&ctx.nCudaDeviceId);
+    cudaGetDeviceProperties(&p, ctx.nCudaDeviceId);
+    cudaStreamGetFlags((cudaStream_t)stream, &flags);
     ctx.hStream = (cudaStream_t)stream;
+    ctx.nMultiProcessorCount = p.multiProcessorCount;
+    ctx.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+    ctx.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+    ctx.nSharedMemPerBlock = p.sharedMemPerBlock;
+    ctx.nCudaDevAttrComputeCapabilityMajor = p.major;
+    ctx.nCudaDevAttrComputeCapabilityMinor = p.minor;
+    ctx.nStreamFlags = flags;
     return ctx;
 }
 
