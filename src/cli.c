@@ -1,6 +1,7 @@
 /* cli.c - options -> an ordered list of stages (getopt_long), usage and --help. */
 #include "cli.h"
 
+#include "batch.h"
 #include "stages/orient.h"
 #include "stages/report_file.h"
 
@@ -8,6 +9,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
     OPT_MEAN = 256,
@@ -36,6 +38,10 @@ enum {
     OPT_STATS,
     OPT_COLSUM,
     OPT_ROWSUM,
+    OPT_FILES_FROM,
+    OPT_SHARD,
+    OPT_JOBS,
+    OPT_SKIP_EXISTING,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +72,10 @@ static const struct option long_options[] = {
     {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
     {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"files-from", required_argument, NULL, OPT_FILES_FROM},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -108,6 +118,14 @@ static const char help_text[] =
     "      --format png|pgm    output format (default: from FILE's extension)\n"
     "      --png-level N       PNG deflate level 0-12 (default 1)\n"
     "      --force             allow FILE to be the input file\n"
+    "\n"
+    "Batches (several inputs, or --files-from):\n"
+    "  -o DIR/ or TEMPLATE     outputs in DIR, or named by a template of {stem},\n"
+    "                          {name}, {ext}, {dir} and {index}; reports too\n"
+    "      --files-from FILE   input paths, one a line ('-' is stdin)\n"
+    "      --shard K/N         only the K-th of N slices of the list (1 <= K <= N)\n"
+    "      --jobs N            CPU workers decoding and encoding (default: cores)\n"
+    "      --skip-existing     skip inputs whose outputs all exist\n"
     "\n"
     "Backend and reports:\n"
     "      --backend B         auto (default), cuda or cpu\n"
@@ -201,6 +219,12 @@ static int check_reports(gf_options *o)
         for (int j = 0; j < i; j++)
             if (strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
                 return gf_err(GF_EUSAGE, outs[i], "named as more than one output");
+    }
+    for (int i = 0; i < n; i++) { /* templates: every field known */
+        char buf[4096];
+        int rc = gf_expand_template(outs[i], "dir/file.png", 1, buf, sizeof buf);
+        if (rc)
+            return rc;
     }
     if (stdout_users + o->report.stats > 1)
         return gf_err(GF_EUSAGE, NULL, "only one output may go to stdout ('-' or --stats)");
@@ -353,6 +377,26 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
         case OPT_FORCE:
             o->force = 1;
             break;
+        case OPT_FILES_FROM:
+            o->files_from = optarg;
+            break;
+        case OPT_SHARD: {
+            int k, n;
+            char extra;
+            if (sscanf(optarg, "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n)
+                return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N",
+                              optarg);
+            o->shard_k = k;
+            o->shard_n = n;
+            break;
+        }
+        case OPT_JOBS:
+            if ((rc = parse_int("--jobs", optarg, 1, 1024, &o->jobs)))
+                return rc;
+            break;
+        case OPT_SKIP_EXISTING:
+            o->skip_existing = 1;
+            break;
         case 'h':
             gf_cli_usage(stdout);
             fputs(help_text, stdout);
@@ -369,14 +413,15 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
         }
     }
     /* getopt_long moves the operands after the options. */
-    for (; optind < argc; optind++) {
-        if (o->input)
-            return gf_err(GF_EUSAGE, NULL, "more than one input: '%s' and '%s'", o->input,
-                          argv[optind]);
-        o->input = argv[optind];
-    }
-    if (!o->input)
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+    o->batch = o->ninputs > 1 || o->files_from;
+    if (!o->ninputs && !o->files_from)
         return gf_err(GF_EUSAGE, NULL, "no input file");
+    for (int i = 0; i < o->ninputs && o->batch; i++)
+        if (!strcmp(o->inputs[i], "-"))
+            return gf_err(GF_EUSAGE, NULL, "'-' (stdin) can only be the one input");
+    o->input = o->ninputs ? o->inputs[0] : NULL;
     o->report.quiet = o->quiet;
     if ((rc = check_reports(o)))
         return rc;
@@ -403,13 +448,23 @@ int gf_cli_parse(int argc, char **argv, gf_options *o)
     }
 
     if (o->output) {
+        struct stat st;
+        size_t n = strlen(o->output);
         gf_format f = gf_format_from_name(o->output);
+        o->output_dir = strcmp(o->output, "-") &&
+                        (o->output[n - 1] == '/' ||
+                         (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) ||
+                         (o->batch && !strchr(o->output, '{')));
+        if (o->output_dir && !o->format)
+            o->format = GF_FMT_PNG;
         if (!o->format)
             o->format = f;
         if (!o->format)
             return gf_err(GF_EUSAGE, NULL,
                           "%s: cannot tell the output format from the name; use --format png|pgm",
                           o->output);
+        if (o->batch && !strcmp(o->output, "-"))
+            return gf_err(GF_EUSAGE, NULL, "-o -: a batch cannot write its images to stdout");
     } else if (!o->compare && !reports) {
         return gf_err(GF_EUSAGE, NULL,
                       "no output: give -o FILE, a report stage (--hist, --colsum, --rowsum, "

@@ -13,8 +13,16 @@ typedef enum gf_backend { GF_BACKEND_AUTO = 0, GF_BACKEND_CUDA, GF_BACKEND_CPU }
 typedef enum gf_timings { GF_TIMINGS_TEXT = 0, GF_TIMINGS_JSON } gf_timings;
 
 typedef struct gf_options {
-    const char *input;       /* path, or "-" for stdin */
-    const char *output;      /* path, "-" for stdout, or NULL */
+    const char *input;       /* the file being processed: path, or "-" for stdin */
+    char **inputs;           /* the operands (argv); more come from --files-from */
+    int ninputs;
+    const char *files_from;  /* --files-from: a file of paths, one a line, "-" stdin */
+    int shard_k, shard_n;    /* --shard K/N (1 <= K <= N); 0/0 for all */
+    int jobs;                /* --jobs: CPU workers; 0 = one per core */
+    int skip_existing;       /* --skip-existing */
+    int batch;               /* several inputs, or --files-from: templates, summary */
+    int output_dir;          /* -o names a directory */
+    const char *output;      /* path or template, "-" for stdout, or NULL */
     gf_format format;        /* of the output */
     int png_level;           /* 0..12 */
     gf_stage stages[GF_MAX_STAGES]; /* in the order of their flags */
