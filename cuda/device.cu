@@ -15,6 +15,7 @@ struct gf_gpu {
     cudaEvent_t start, stop;
     unsigned char *pinned;    /* host staging buffer (cudaHostAlloc) */
     size_t pinned_bytes;
+    gf_dimage slots[GF_GPU_SLOTS]; /* gf_gpu_buffer's reusable buffers */
 };
 
 extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
@@ -65,6 +66,8 @@ extern "C" void gf_gpu_close(gf_gpu *g)
     cudaSetDevice(g->device); /* close may run on another thread than open */
     if (g->pinned)
         cudaFreeHost(g->pinned);
+    for (int i = 0; i < GF_GPU_SLOTS; i++)
+        gf_dimage_free(&g->slots[i]);
     if (g->start)
         cudaEventDestroy(g->start);
     if (g->stop)
@@ -90,6 +93,20 @@ extern "C" int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes)
     GF_CUDA_CHECK(cudaSetDevice(g->device));
     GF_CUDA_CHECK(cudaMalloc((void **)&d->data, bytes));
     d->capacity = bytes;
+    return 0;
+}
+
+extern "C" int gf_gpu_buffer(gf_gpu *g, int slot, size_t bytes, gf_dimage *d)
+{
+    gf_dimage *b = &g->slots[slot];
+    int rc;
+
+    if (b->capacity < bytes) {
+        gf_dimage_free(b);
+        if ((rc = gf_dimage_alloc(g, b, bytes)))
+            return rc;
+    }
+    *d = *b;
     return 0;
 }
 

@@ -97,6 +97,7 @@ typedef struct job {
     gf_gpu *probe;      /* the start-up thread's context, handed to the first worker */
     char gpu_msg[1024], gpu_name[128];
     int notice_done;
+    size_t hint;        /* the first image's size, for the start-up thread's pinned buffer */
     double t_start;
     uint32_t (*rgb)[3][256]; /* per worker */
 } job;
@@ -114,7 +115,15 @@ static void *gpu_start_main(void *arg)
     gf_gpu *g = NULL;
     char name[128] = "";
     int rc = gf_gpu_open(j->o->device, &g, name, sizeof name);
+    size_t hint;
 
+    if (rc == 0 && (rc = gf_pipeline_warm(j->o, g))) {
+        gf_gpu_close(g);
+        g = NULL;
+    }
+    hint = __atomic_load_n(&j->hint, __ATOMIC_ACQUIRE);
+    if (rc == 0 && hint) /* the first header is usually read by now */
+        gf_gpu_reserve(g, hint); /* best effort: upload allocates otherwise */
     pthread_mutex_lock(&j->lock);
     if (rc)
         snprintf(j->gpu_msg, sizeof j->gpu_msg, "%s", gf_errmsg());
@@ -186,10 +195,10 @@ static int check_output(const gf_options *o, const char *path)
 }
 
 /* Reads and decodes the input, reserving the worker's pinned staging as
- * soon as the header gives the size; counts R, G and B into rgb when not
- * NULL. */
-static int load(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_load_info *info,
-                uint32_t (*rgb)[256])
+ * soon as the header gives the size (or, before the worker has a GPU,
+ * telling the start-up thread); counts R, G and B into rgb when not NULL. */
+static int load(const gf_options *o, gf_gpu *gpu, size_t *hint, gf_image *img,
+                gf_load_info *info, uint32_t (*rgb)[256])
 {
     unsigned char *buf;
     size_t len;
@@ -197,8 +206,12 @@ static int load(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_load_info *i
 
     if (rc)
         return rc;
-    if (gpu && gf_peek_size(buf, len, &w, &h) == 0 && (uint64_t)w * h <= o->limits.max_pixels)
-        gf_gpu_reserve(gpu, (size_t)w * h); /* best effort */
+    if (gf_peek_size(buf, len, &w, &h) == 0 && (uint64_t)w * h <= o->limits.max_pixels) {
+        if (gpu)
+            gf_gpu_reserve(gpu, (size_t)w * h); /* best effort */
+        else
+            __atomic_store_n(hint, (size_t)w * h, __ATOMIC_RELEASE);
+    }
     rc = gf_decode_rgb(strcmp(o->input, "-") ? o->input : "(stdin)", buf, len, &o->limits, img,
                        info, rgb);
     free(buf);
@@ -267,7 +280,7 @@ static int process(worker *w, item *it)
         goto out;
 
     t0 = gf_now_ms();
-    rc = load(&fo, w->gpu, &img, &info, fo.hist_rgb ? rgb : NULL);
+    rc = load(&fo, w->gpu, &j->hint, &img, &info, fo.hist_rgb ? rgb : NULL);
     if (rc)
         goto out;
     gf_report_step(rep, "decode", NULL, gf_now_ms() - t0, 0);
@@ -580,10 +593,6 @@ int gf_run(const gf_options *o)
         njobs = j.n ? j.n : 1;
     j.gpu_state = o->backend == GF_BACKEND_CPU ? -1 : 0;
     if (o->backend != GF_BACKEND_CPU && j.n) {
-        /* Load every kernel during start-up, hidden behind decoding, rather
-         * than at its first launch, inside a stage's timing; a value the user
-         * set wins. Set before any thread starts: setenv is not thread-safe. */
-        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         probing = pthread_create(&probe, NULL, gpu_start_main, &j) == 0;
         if (!probing)
             gpu_start_main(&j);

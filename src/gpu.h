@@ -42,6 +42,15 @@ void gf_gpu_close(gf_gpu *g);
  * Errors: GF_EINTERNAL when device memory runs out. */
 int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes);
 
+/* Buffers a context keeps for reuse (cudaFree waits for the whole device,
+ * so a batch must not free and allocate per file). */
+#define GF_GPU_SLOTS 4
+
+/* Sets *d to g's reusable buffer `slot` (0 .. GF_GPU_SLOTS-1), grown to at
+ * least `bytes` bytes (shape unset). g owns it: do not gf_dimage_free it.
+ * Errors: GF_EINTERNAL when device memory runs out. */
+int gf_gpu_buffer(gf_gpu *g, int slot, size_t bytes, gf_dimage *d);
+
 /* Frees d's device buffer; a zeroed d is allowed. */
 void gf_dimage_free(gf_dimage *d);
 

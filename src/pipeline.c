@@ -270,9 +270,9 @@ static int run_cuda(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *o
             cap = gf_dimage_bytes(w, h);
     }
     for (int i = 0; i < (o->compare ? 3 : (o->nstages ? 2 : 1)); i++)
-        if ((rc = gf_dimage_alloc(gpu, &d[i], cap)))
+        if ((rc = gf_gpu_buffer(gpu, i, cap, &d[i])))
             goto out;
-    if (vcap && (rc = gf_dimage_alloc(gpu, &dv, vcap)))
+    if (vcap && (rc = gf_gpu_buffer(gpu, 3, vcap, &dv)))
         goto out;
     if ((rc = gf_gpu_upload(gpu, img, &d[0], &ms)))
         goto out;
@@ -317,11 +317,36 @@ static int run_cuda(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *o
     if (mismatch)
         rc = GF_EINTERNAL; /* the message was recorded by compare_stage */
 out:
-    gf_image_free(img);
-    for (int i = 0; i < 3; i++)
-        gf_dimage_free(&d[i]);
-    gf_dimage_free(&dv);
+    gf_image_free(img); /* the device buffers are gpu's, kept for the next file */
     return rc;
+}
+
+int gf_pipeline_warm(const gf_options *o, gf_gpu *gpu)
+{
+    enum { SIDE = 16 };
+    gf_dimage d[2], dv;
+    size_t vcap = 4 * SIDE;
+    int rc, cur = 0;
+    double ms;
+
+    for (int i = 0; i < o->nstages; i++)
+        if (gf_stage_is_report(&o->stages[i]) &&
+            o->stages[i].ops->report_len(&o->stages[i], SIDE, SIDE) * 4 > vcap)
+            vcap = o->stages[i].ops->report_len(&o->stages[i], SIDE, SIDE) * 4;
+    if ((rc = gf_gpu_buffer(gpu, 0, gf_dimage_bytes(SIDE, SIDE), &d[0])) ||
+        (rc = gf_gpu_buffer(gpu, 1, gf_dimage_bytes(SIDE, SIDE), &d[1])) ||
+        (rc = gf_gpu_buffer(gpu, 3, vcap, &dv)) || (rc = gf_dimage_poison(gpu, &d[0], 0x5A)) ||
+        (rc = gf_dimage_shape(&d[0], SIDE, SIDE)) || (rc = gf_gpu_timer_start(gpu)))
+        return rc;
+    for (int i = 0; i < o->nstages && rc == 0; i++) {
+        const gf_stage *s = &o->stages[i];
+        stage_launch l = {s, s->variant >= 0 ? s->variant : s->ops->default_variant, &d[cur],
+                          gf_stage_is_report(s) ? &dv : &d[1 - cur]};
+        rc = launch_stage(&l, gf_gpu_stream(gpu));
+        if (!gf_stage_is_report(s))
+            cur = 1 - cur;
+    }
+    return rc ? rc : gf_gpu_timer_stop(gpu, &ms);
 }
 
 int gf_pipeline_run(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *out, int *owned,

@@ -58,6 +58,12 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_image *host,
 int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, int reps,
                    gf_output *ref, double *cpu_ms, gf_variant_result *res);
 
+/* Runs each of o's stages once, with its chosen variant, on a 16x16 image
+ * in gpu's reusable buffers: CUDA loads a kernel's module at its first
+ * launch, and this moves that cost out of the first file's stage timings
+ * (gpufilt calls it during start-up, behind decoding). Errors: CUDA errors. */
+int gf_pipeline_warm(const gf_options *o, gf_gpu *gpu);
+
 /* First pixel where a and b (same size, host) differ, as *x, *y; returns 1
  * if they differ (or differ in size), else 0. */
 int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y);
