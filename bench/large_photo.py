@@ -3,22 +3,16 @@
 nearest-neighbour upscaling of IN (binary PGM, maxval 255) by the smallest
 integer factor that covers W x H, cropped. Smooth it afterwards with
 `gpufilt OUT.pgm --mean 5 --mean 5 -o photo.png` for photo-like statistics."""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pgm import read_pgm  # noqa: E402
 
 
 def main():
     src, w, h, dst = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    data = open(src, "rb").read()
-    fields, pos = [], 2
-    while len(fields) < 3:
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        start = pos
-        while data[pos:pos + 1].isdigit():
-            pos += 1
-        fields.append(int(data[start:pos]))
-    sw, sh, _ = fields
-    pix = data[pos + 1:pos + 1 + sw * sh]
+    sw, sh, pix = read_pgm(src)
     f = max(-(-w // sw), -(-h // sh))
     with open(dst, "wb") as out:
         out.write(b"P5\n%d %d\n255\n" % (w, h))

@@ -298,8 +298,11 @@ static int process(worker *w, item *it)
     rep->width = img.width;
     rep->height = img.height;
 
-    for (int s = 0; s < fo.nstages; s++)
+    fo.report.batch = fo.batch;
+    for (int s = 0; s < fo.nstages; s++) {
         results[s].rgb = (const uint32_t(*)[256])rgb;
+        results[s].input = name;
+    }
     rc = gf_pipeline_run(&fo, gpu, &img, &result, &owned, rep, results);
     if (rc == 0)
         rc = write_reports(&fo, results, rep);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,8 +432,13 @@ int gf_write(const char *path, const unsigned char *buf, size_t len)
     mode_t mask;
 
     if (!strcmp(path, "-")) {
+        /* whole outputs, even from several batch workers */
+        static pthread_mutex_t stdout_lock = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&stdout_lock);
+        fflush(stdout);
         if (write_all(STDOUT_FILENO, buf, len))
             rc = gf_err(GF_EIO, "(stdout)", "write error: %s", strerror(errno));
+        pthread_mutex_unlock(&stdout_lock);
         return rc;
     }
     slot = tmp_claim();

@@ -15,6 +15,7 @@ typedef struct gf_stage gf_stage;
 /* What a report stage produced: n 32-bit counts or sums (host memory), and
  * the size of the image it saw. */
 typedef struct gf_result {
+    const char *input; /* the input file's name, for messages */
     int width, height;
     size_t n;
     uint32_t *vals;
@@ -26,6 +27,7 @@ typedef struct gf_report_opts {
     int quiet;    /* no statistics line on stderr */
     int stats;    /* histogram statistics as key=value lines on stdout */
     int hist_log; /* histogram plots on a log scale */
+    int batch;    /* several files: --stats blocks start with file=NAME */
 } gf_report_opts;
 
 typedef struct gf_stage_ops {

@@ -110,8 +110,13 @@ static int hist_write(const gf_stage *s, const gf_result *r, const gf_report_opt
         fprintf(stderr, "gpufilt: %s: hist: ", strcmp(path, "-") ? path : "(stdout)");
         gf_hist_stats_print(stderr, &st, ' ');
     }
-    if (rc == 0 && o->stats)
+    if (rc == 0 && o->stats) {
+        flockfile(stdout); /* one block per file, whole, in a batch */
+        if (o->batch)
+            printf("file=%s\n", r->input ? r->input : "");
         gf_hist_stats_print(stdout, &st, '\n');
+        funlockfile(stdout);
+    }
     return rc;
 }
 

@@ -536,8 +536,10 @@ make_batch() {
 	[ "$(ls s1 s2 s3 | grep -c csv)" -eq "$n" ]
 	[ "$(ls s1 s2 s3 | grep csv | sort | uniq -d | wc -l)" -eq 0 ]
 	# stdin list, with an empty line and CRLF
-	printf 'in/coins.png\r\n\nin/text.png\n' | "$GPUFILT" --files-from - --stats -q >stats.txt
+	printf 'in/coins.png\r\n\nin/text.png\n' | "$GPUFILT" --files-from - --stats -q --jobs 1 >stats.txt
 	[ "$(grep -c '^pixels=' stats.txt)" -eq 2 ]
+	[ "$(sed -n 1p stats.txt)" = "file=in/coins.png" ]
+	[ "$(sed -n 17p stats.txt)" = "file=in/text.png" ]
 }
 
 @test "batch: --jobs 1 and --jobs 4 write identical bytes" {

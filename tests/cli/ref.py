@@ -8,29 +8,12 @@
   ref.py colsum IN.pgm / rowsum IN.pgm  index,sum,mean CSV on stdout
   ref.py const W H V OUT.pgm          a constant image
 BORDER is replicate, reflect101 or constant=V."""
+import os
 import random
 import sys
 
-
-def read_pgm(path):
-    data = open(path, "rb").read()
-    fields, pos = [], 2
-    assert data[:2] == b"P5"
-    while len(fields) < 3:
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        start = pos
-        while data[pos:pos + 1].isdigit():
-            pos += 1
-        fields.append(int(data[start:pos]))
-    w, h, maxval = fields
-    assert maxval == 255
-    return w, h, data[pos + 1:pos + 1 + w * h]
-
-
-def write_pgm(path, w, h, pix):
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (w, h) + bytes(pix))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from pgm import read_pgm, write_pgm  # noqa: E402
 
 
 def padded(w, h, pix, x, y, border):
