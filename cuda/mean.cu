@@ -83,21 +83,42 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
     const int tid = threadIdx.y * THREADS_X + threadIdx.x;
 
     /* 1. Stage the input rows y0-R .. y0+TILE_H+R-1, columns x0-HALO_W ..
-     * x0+TILE_W+HALO_W-1. Words wholly inside the image load directly; the
-     * others byte by byte through the border mode. Every cell is written. */
-    for (int i = tid; i < IN_H * IN_WORDS; i += NTHREADS) {
-        const int row = i / IN_WORDS, word = i % IN_WORDS;
-        const int gy = y0 - R + row, gx = x0 - HALO_W + 4 * word;
-        unsigned v;
-        if (gy >= 0 && gy < h && gx >= 0 && gx + 3 < w) {
-            v = *(const unsigned *)(in + (size_t)gy * ipitch + gx);
-        } else {
-            v = 0;
+     * x0+TILE_W+HALO_W-1. In a block wholly inside the image all the loads
+     * go out before the first store, so their latencies overlap; at the
+     * edges, words wholly inside load directly and the others go byte by
+     * byte through the border mode. Every cell is written. */
+    constexpr int PER_THREAD = (IN_H * IN_WORDS + NTHREADS - 1) / NTHREADS;
+    if (x0 - HALO_W >= 0 && x0 + TILE_W + HALO_W <= w && y0 - R >= 0 && y0 + TILE_H + R <= h) {
+        const unsigned char *base = in + (size_t)(y0 - R) * ipitch + (x0 - HALO_W);
+        unsigned v[PER_THREAD];
 #pragma unroll
-            for (int k = 0; k < 4; k++)
-                v |= padded(in, ipitch, gx + k, gy, w, h, b) << (8 * k);
+        for (int k = 0; k < PER_THREAD; k++) {
+            const int i = tid + k * NTHREADS;
+            if (i < IN_H * IN_WORDS)
+                v[k] = *(const unsigned *)(base + (size_t)(i / IN_WORDS) * ipitch +
+                                           4 * (i % IN_WORDS));
         }
-        *(unsigned *)&tile[row][4 * word] = v;
+#pragma unroll
+        for (int k = 0; k < PER_THREAD; k++) {
+            const int i = tid + k * NTHREADS;
+            if (i < IN_H * IN_WORDS)
+                *(unsigned *)&tile[i / IN_WORDS][4 * (i % IN_WORDS)] = v[k];
+        }
+    } else {
+        for (int i = tid; i < IN_H * IN_WORDS; i += NTHREADS) {
+            const int row = i / IN_WORDS, word = i % IN_WORDS;
+            const int gy = y0 - R + row, gx = x0 - HALO_W + 4 * word;
+            unsigned v;
+            if (gy >= 0 && gy < h && gx >= 0 && gx + 3 < w) {
+                v = *(const unsigned *)(in + (size_t)gy * ipitch + gx);
+            } else {
+                v = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    v |= padded(in, ipitch, gx + k, gy, w, h, b) << (8 * k);
+            }
+            *(unsigned *)&tile[row][4 * word] = v;
+        }
     }
     __syncthreads();
 
