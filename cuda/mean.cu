@@ -23,9 +23,10 @@
 #define PIX_Y 4
 #define TILE_W (THREADS_X * PIX_X)
 #define TILE_H (THREADS_Y * PIX_Y)
-/* The left and right halo is a whole 4-byte word (>= the radius 2), so the
- * tile loads as aligned words: the pitch is a multiple of 256 and x0 of 128. */
-#define HALO_W 4
+/* The left and right halo is 16 bytes (>= the radius 2), so an interior
+ * tile loads as aligned 16-byte vectors: the pitch is a multiple of 256 and
+ * x0 of 128. Edge tiles load 4-byte words. */
+#define HALO_W 16
 
 template <int R>
 __device__ __forceinline__ unsigned char round_mean(unsigned sum)
@@ -87,22 +88,22 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
      * go out before the first store, so their latencies overlap; at the
      * edges, words wholly inside load directly and the others go byte by
      * byte through the border mode. Every cell is written. */
-    constexpr int PER_THREAD = (IN_H * IN_WORDS + NTHREADS - 1) / NTHREADS;
+    constexpr int IN_VECS = IN_W / 16;
+    constexpr int PER_THREAD = (IN_H * IN_VECS + NTHREADS - 1) / NTHREADS;
     if (x0 - HALO_W >= 0 && x0 + TILE_W + HALO_W <= w && y0 - R >= 0 && y0 + TILE_H + R <= h) {
         const unsigned char *base = in + (size_t)(y0 - R) * ipitch + (x0 - HALO_W);
-        unsigned v[PER_THREAD];
+        uint4 v[PER_THREAD];
 #pragma unroll
         for (int k = 0; k < PER_THREAD; k++) {
             const int i = tid + k * NTHREADS;
-            if (i < IN_H * IN_WORDS)
-                v[k] = *(const unsigned *)(base + (size_t)(i / IN_WORDS) * ipitch +
-                                           4 * (i % IN_WORDS));
+            if (i < IN_H * IN_VECS)
+                v[k] = *(const uint4 *)(base + (size_t)(i / IN_VECS) * ipitch + 16 * (i % IN_VECS));
         }
 #pragma unroll
         for (int k = 0; k < PER_THREAD; k++) {
             const int i = tid + k * NTHREADS;
-            if (i < IN_H * IN_WORDS)
-                *(unsigned *)&tile[i / IN_WORDS][4 * (i % IN_WORDS)] = v[k];
+            if (i < IN_H * IN_VECS)
+                *(uint4 *)&tile[i / IN_VECS][16 * (i % IN_VECS)] = v[k];
         }
     } else {
         for (int i = tid; i < IN_H * IN_WORDS; i += NTHREADS) {
@@ -124,10 +125,10 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
 
     /* 2. Horizontal sums of K for every staged row: hsum[row][c] covers tile
      * columns HALO_W + c - R .. HALO_W + c + R. A thread does 4 columns from 3
-     * aligned words. */
+     * aligned words, the first 4 bytes left of them. */
     for (int i = tid; i < IN_H * (TILE_W / 4); i += NTHREADS) {
         const int row = i / (TILE_W / 4), g = i % (TILE_W / 4);
-        const unsigned *p = (const unsigned *)&tile[row][4 * g];
+        const unsigned *p = (const unsigned *)&tile[row][HALO_W - 4 + 4 * g];
         const unsigned wd[3] = {p[0], p[1], p[2]};
         unsigned by[12];
 #pragma unroll
@@ -139,7 +140,7 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
             s[j] = 0;
 #pragma unroll
             for (int d = -R; d <= R; d++)
-                s[j] += by[HALO_W + j + d];
+                s[j] += by[4 + j + d];
         }
         *(ushort4 *)&hsum[row][4 * g] = make_ushort4(s[0], s[1], s[2], s[3]);
     }
