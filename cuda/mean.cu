@@ -13,14 +13,15 @@
 /* mean_global_kernel: 128x1 blocks, as the seed's non-shared kernel. */
 #define GLOBAL_BLOCK_X 128
 
-/* mean_shared_kernel geometry. A block of 32x8 threads writes a 128x32-pixel
+/* mean_shared_kernel geometry. A block of 32x8 threads writes a 128x64-pixel
  * tile: each thread 4 adjacent pixels (one 4-byte store; a warp stores one
- * 128-byte row segment) in 4 consecutive rows (the vertical window slides
- * down them, so each partial sum is read once per row). */
+ * 128-byte row segment) in 8 consecutive rows (the vertical window slides
+ * down them, so each partial sum is read once per row). 8 rows rather than 4:
+ * 5x5 0.100 -> 0.092 ms on the H100. */
 #define THREADS_X 32
 #define THREADS_Y 8
 #define PIX_X 4
-#define PIX_Y 4
+#define PIX_Y 8
 #define TILE_W (THREADS_X * PIX_X)
 #define TILE_H (THREADS_Y * PIX_Y)
 /* The left and right halo is 16 bytes (>= the radius 2), so an interior

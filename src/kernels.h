@@ -22,8 +22,8 @@ enum { GF_MEAN_GLOBAL = 0, GF_MEAN_SHARED = 1, GF_MEAN_NVARIANTS };
  * overlap; out->capacity >= gf_dimage_bytes(width, height).
  * Variants: GF_MEAN_GLOBAL, one thread per pixel reading its window from
  * global memory (the non-shared kernel of the box-mean seed, completed to
- * every pixel); GF_MEAN_SHARED, 128x32-pixel tiles staged with their halo in
- * shared memory and summed separably, 4x4 pixels per thread. */
+ * every pixel); GF_MEAN_SHARED, 128x64-pixel tiles staged with their halo in
+ * shared memory and summed separably, 4x8 pixels per thread. */
 int gf_mean_cuda(const gf_dimage *in, gf_dimage *out, int ksize, gf_border border,
                  int variant, void *stream);
 
