@@ -1,5 +1,6 @@
 /* device.cu - the CUDA context, device images, pinned staging and timers
  * declared in src/gpu.h. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,12 +266,38 @@ extern "C" int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-extern "C" void gf_gpu_versions(char *driver, char *runtime, size_t n)
+/* The display driver's version string from NVML, loaded at run time so that
+ * gpufilt does not link against it; "" when it cannot be had. */
+static void nvml_driver_version(char *out, size_t n)
+{
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
+    char buf[96] = "";
+
+    out[0] = 0;
+    if (!h)
+        return;
+    int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
+    int (*get)(char *, unsigned) = (int (*)(char *, unsigned))dlsym(h, "nvmlSystemGetDriverVersion");
+    int (*shutdown)(void) = (int (*)(void))dlsym(h, "nvmlShutdown");
+    if (init && get && shutdown && init() == 0) {
+        if (get(buf, sizeof buf) == 0)
+            snprintf(out, n, "%s", buf);
+        shutdown();
+    }
+    dlclose(h);
+}
+
+extern "C" void gf_gpu_versions(char *driver, size_t dn, char *runtime, size_t rn)
 {
     int d = 0, r = 0;
+    char nv[96];
 
     cudaDriverGetVersion(&d);
     cudaRuntimeGetVersion(&r);
-    snprintf(driver, n, "%d.%d", d / 1000, d % 1000 / 10);
-    snprintf(runtime, n, "%d.%d", r / 1000, r % 1000 / 10);
+    nvml_driver_version(nv, sizeof nv);
+    if (nv[0])
+        snprintf(driver, dn, "%s (CUDA %d.%d)", nv, d / 1000, d % 1000 / 10);
+    else
+        snprintf(driver, dn, "CUDA %d.%d", d / 1000, d % 1000 / 10);
+    snprintf(runtime, rn, "%d.%d", r / 1000, r % 1000 / 10);
 }

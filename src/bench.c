@@ -645,7 +645,7 @@ int gf_bench_main(int argc, char **argv)
         status = 69;
         goto done;
     }
-    gf_gpu_versions(b->t.driver, b->t.runtime, sizeof b->t.driver);
+    gf_gpu_versions(b->t.driver, sizeof b->t.driver, b->t.runtime, sizeof b->t.runtime);
     b->rng = 0x243F6A8885A308D3ull;
     if (!gf_npp_box)
         note(b, "NPP peers not built in (make PEERS=1)");

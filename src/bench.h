@@ -24,7 +24,7 @@ typedef struct gf_bench_table {
     int failed;       /* a check failed */
     int reps;         /* timed runs per row */
     double copy_gbps; /* measured copy rate: the floor; 0: not measured */
-    char device[128], driver[16], runtime[16];
+    char device[128], driver[64], runtime[16];
     char notes[512];  /* tolerances and peers left out, one line */
 } gf_bench_table;
 

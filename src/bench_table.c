@@ -51,7 +51,7 @@ void gf_bench_print_text(const gf_bench_table *t, FILE *f)
         fprintf(f, "%-28s %-12s %10.4f %16s %8s %8s  %s\n", r->experiment, r->variant, r->ms, rate,
                 ratio, speed, check_name(r->check));
     }
-    fprintf(f, "device: %s, CUDA driver %s, runtime %s; median of %d runs after a warm-up; "
+    fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
                "floor = bytes moved at %.0f GB/s (copy)\n",
             t->device, t->driver, t->runtime, t->reps, t->copy_gbps);
     if (t->notes[0])
@@ -62,7 +62,7 @@ void gf_bench_print_json(const gf_bench_table *t, FILE *f)
 {
     fputs("{\"device\":", f);
     gf_json_string(f, t->device);
-    fprintf(f, ",\"cuda_driver\":\"%s\",\"cuda_runtime\":\"%s\",\"reps\":%d,\"copy_gbps\":%.3f",
+    fprintf(f, ",\"driver\":\"%s\",\"cuda_runtime\":\"%s\",\"reps\":%d,\"copy_gbps\":%.3f",
             t->driver, t->runtime, t->reps, t->copy_gbps);
     fputs(",\"notes\":", f);
     gf_json_string(f, t->notes);

@@ -105,9 +105,11 @@ int gf_gpu_time(gf_gpu *g, int reps, gf_launch_fn fn, void *ctx, double *median_
  * floor), src and dst device pointers. */
 int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes);
 
-/* The CUDA versions, as "13.0", of the driver (the newest it supports) and
- * of the runtime gpufilt is linked with. */
-void gf_gpu_versions(char *driver, char *runtime, size_t n);
+/* The display driver's version with the newest CUDA it supports, as
+ * "580.159.04 (CUDA 13.0)" (NVML, loaded at run time; "CUDA 13.0" alone
+ * without it), and the version of the CUDA runtime gpufilt is linked with,
+ * as "13.0"; dn and rn bytes. */
+void gf_gpu_versions(char *driver, size_t dn, char *runtime, size_t rn);
 
 /* The CUDA stream all of g's work runs on, as an opaque pointer for the
  * stage launchers (cudaStream_t). */

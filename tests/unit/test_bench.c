@@ -26,7 +26,7 @@ static void fill(gf_bench_table *t)
     t->reps = 20;
     t->copy_gbps = 2.0; /* GB/s */
     snprintf(t->device, sizeof t->device, "Test \"GPU\"");
-    snprintf(t->driver, sizeof t->driver, "13.0");
+    snprintf(t->driver, sizeof t->driver, "580.1 (CUDA 13.0)");
     snprintf(t->runtime, sizeof t->runtime, "13.0");
     gf_bench_add(t, "copy 256 MiB", "cudaMemcpy", 0.5, 1e9, -1);
     gf_bench_add(t, "mean 3x3 10x10", "global", 2.0, 1e6, 1)->speedup = 1.0;
@@ -46,7 +46,8 @@ static void test_text(void **state)
     assert_non_null(strstr(s, "mean 3x3 10x10               global           2.0000         0.5 GB/s"
                               "     4.00    1.00x  PASS\n"));
     assert_non_null(strstr(s, "16 GFLOP/s"));
-    assert_non_null(strstr(s, "device: Test \"GPU\", CUDA driver 13.0, runtime 13.0; median of 20"));
+    assert_non_null(strstr(s, "device: Test \"GPU\", driver 580.1 (CUDA 13.0), CUDA runtime 13.0; "
+                              "median of 20"));
     assert_int_equal(t.failed, 0);
     free(s);
 }
@@ -59,7 +60,7 @@ static void test_json(void **state)
     gf_bench_add(&t, "hist", "cub", 1.0, 1e6, 0);
     assert_int_equal(t.failed, 1);
     char *s = render(&t, 1);
-    assert_non_null(strstr(s, "{\"device\":\"Test \\\"GPU\\\"\",\"cuda_driver\":\"13.0\""));
+    assert_non_null(strstr(s, "{\"device\":\"Test \\\"GPU\\\"\",\"driver\":\"580.1 (CUDA 13.0)\""));
     assert_non_null(strstr(s, "{\"experiment\":\"mean 3x3 10x10\",\"variant\":\"shared\","
                               "\"ms\":0.500000,\"bytes\":1000000,\"gbps\":2.000,"
                               "\"x_floor\":1.0000,\"speedup\":4.0000,\"check\":\"PASS\"}"));
