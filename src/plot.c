@@ -79,8 +79,7 @@ static double yval(const gf_plot *p, uint32_t v)
 
 int gf_plot_write(const char *path, const gf_plot *p)
 {
-    static const unsigned char white[3] = {255, 255, 255}, black[3] = {0, 0, 0},
-                               grid[3] = {200, 200, 200};
+    static const unsigned char black[3] = {0, 0, 0}, grid[3] = {200, 200, 200};
     canvas c;
     int w, h, rc, len = 0;
     double ymax = 0;
@@ -152,7 +151,6 @@ int gf_plot_write(const char *path, const gf_plot *p)
     text(&c, x0 - 8 - text_width("0"), yb - 6, "0", black);
     if (p->title)
         text(&c, x0, 6, p->title, black);
-    (void)white;
 
     png = gf_stb_png_encode_rgb(c.px, w * 3, w, h, &len);
     free(c.px);
