@@ -584,3 +584,17 @@ assert lines[-1]["summary"]["processed"] == 5 and lines[-1]["summary"]["failed"]
 assert all(any(s["step"] == "mean 3" for s in f["steps"]) for f in files)
 PY
 }
+
+@test "batch: a progress line on a terminal, none when stderr is not one or with -q" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	make_batch
+	rm in/corrupt.png in/truncated.png
+	for i in $(seq 1 12); do cp in/coins.png in/c$i.png; done
+	script -qec "'$GPUFILT' --mean 3 -o out/ --jobs 2 in/*" /dev/null >tty.txt
+	grep -q 'gpufilt: [0-9]*/17 files, .*/s, ETA' tty.txt
+	grep -q 'gpufilt: 17 processed, 0 failed' tty.txt
+	"$GPUFILT" --mean 3 -o out2/ --jobs 2 in/* 2>err.txt
+	! grep -q 'ETA' err.txt
+	script -qec "'$GPUFILT' --mean 3 -o out3/ --jobs 2 -q in/*" /dev/null >tty.txt
+	! grep -q 'ETA' tty.txt
+}
