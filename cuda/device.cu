@@ -23,13 +23,19 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
 {
     int count = 0;
     cudaError_t e;
-
     cudaDeviceProp prop;
     gf_gpu *g;
 
-    e = cudaGetDeviceCount(&count);
-
     *out = NULL;
+    e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver) { /* also what no driver at all looks like */
+        void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (!h)
+            return gf_err(GF_ENOGPU, NULL, "no usable GPU: no NVIDIA driver (libcuda.so.1)");
+        dlclose(h);
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: the NVIDIA driver is older than CUDA %d.%d",
+                      CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    }
     if (e != cudaSuccess)
         return gf_err(GF_ENOGPU, NULL, "no usable GPU: %s", cudaGetErrorString(e));
     if (count == 0)
