@@ -27,24 +27,17 @@ typedef struct bench {
     int width, height;   /* image experiments */
     int mm, mn, mk;      /* matmul M x N x K */
     gf_bench_table t;
-    unsigned long long rng;
+    uint64_t rng;
 } bench;
 
 static unsigned bench_rand(bench *b)
 {
-    b->rng ^= b->rng >> 12;
-    b->rng ^= b->rng << 25;
-    b->rng ^= b->rng >> 27;
-    return (unsigned)((b->rng * 2685821657736338717ull) >> 32);
+    return gf_rand(&b->rng);
 }
 
 static int random_image(bench *b, gf_image *im, int w, int h)
 {
-    int rc = gf_image_alloc(im, w, h);
-
-    for (size_t i = 0; rc == 0 && i < (size_t)w * h; i++)
-        im->data[i] = (unsigned char)bench_rand(b);
-    return rc;
+    return gf_image_random(im, w, h, &b->rng);
 }
 
 static void note(bench *b, const char *text)

@@ -52,6 +52,15 @@ int gf_err(int code, const char *where, const char *fmt, ...)
 /* The calling thread's last recorded message (never NULL). */
 const char *gf_errmsg(void);
 
+/* xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
+ * generators, scrambled", 2016): the next 32 random bits from *state, which
+ * must not be 0. For test and benchmark inputs, not for anything secret. */
+unsigned gf_rand(uint64_t *state);
+
+/* Allocates *im (gf_image_alloc) as width x height random bytes from *state.
+ * Returns 0, or GF_EINTERNAL when out of memory. */
+int gf_image_random(gf_image *im, int width, int height, uint64_t *state);
+
 /* Monotonic wall clock in milliseconds. */
 double gf_now_ms(void);
 

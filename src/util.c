@@ -49,6 +49,26 @@ const char *gf_errmsg(void)
     return errbuf;
 }
 
+unsigned gf_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (unsigned)((x * 2685821657736338717ull) >> 32);
+}
+
+int gf_image_random(gf_image *im, int width, int height, uint64_t *state)
+{
+    int rc = gf_image_alloc(im, width, height);
+
+    for (size_t i = 0; rc == 0 && i < (size_t)width * height; i++)
+        im->data[i] = (unsigned char)gf_rand(state);
+    return rc;
+}
+
 double gf_now_ms(void)
 {
     struct timespec ts;

@@ -18,24 +18,19 @@
 static int passed, failed;
 static gf_gpu *gpu;
 
-/* xorshift64*: fresh inputs every run; the seed is printed to reproduce. */
-static unsigned long long rng_state;
+/* Fresh inputs every run; the seed is printed to reproduce. */
+static uint64_t rng_state;
 static unsigned rnd(void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (unsigned)((rng_state * 2685821657736338717ull) >> 32);
+    return gf_rand(&rng_state);
 }
 
 static void random_image(gf_image *im, int w, int h)
 {
-    if (gf_image_alloc(im, w, h)) {
+    if (gf_image_random(im, w, h, &rng_state)) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    for (size_t i = 0; i < (size_t)w * h; i++)
-        im->data[i] = (unsigned char)rnd();
 }
 
 /* Runs every variant of stage s on img; each must equal the CPU reference. */
@@ -110,7 +105,7 @@ int main(int argc, char **argv)
         return 0;
     }
     rng_state = (unsigned long long)time(NULL) * 0x9E3779B97F4A7C15ull | 1;
-    printf("test_gpu on %s, seed %llu\n", name, rng_state);
+    printf("test_gpu on %s, seed %llu\n", name, (unsigned long long)rng_state);
     for (int i = 0; i < nsizes; i++) {
         gf_image img;
         random_image(&img, sizes[i][0], sizes[i][1]);

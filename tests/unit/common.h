@@ -18,27 +18,27 @@
 #include "../../src/border.h"
 #include "../../src/gf.h"
 
-/* xorshift64*, seeded from the clock once per process (printed). */
+/* gf_rand's state, seeded from the clock once per process (printed). */
 static uint64_t test_rng;
-static inline unsigned test_rand(void)
+static inline uint64_t *test_state(void)
 {
     if (!test_rng) {
         test_rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32;
         test_rng |= 1;
         fprintf(stderr, "random seed %llu\n", (unsigned long long)test_rng);
     }
-    test_rng ^= test_rng >> 12;
-    test_rng ^= test_rng << 25;
-    test_rng ^= test_rng >> 27;
-    return (unsigned)((test_rng * 2685821657736338717ull) >> 32);
+    return &test_rng;
+}
+
+static inline unsigned test_rand(void)
+{
+    return gf_rand(test_state());
 }
 
 /* A width x height image of random bytes, never all zero. */
 static inline void random_image(gf_image *im, int width, int height)
 {
-    assert_int_equal(gf_image_alloc(im, width, height), 0);
-    for (size_t i = 0; i < (size_t)width * height; i++)
-        im->data[i] = (unsigned char)test_rand();
+    assert_int_equal(gf_image_random(im, width, height, test_state()), 0);
     im->data[0] |= 1;
 }
 
