@@ -250,25 +250,42 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
     return 0;
 }
 
+/* The device buffers o's stages need from a width x height input: *cap
+ * bytes for the largest image on the way, *vcap for the most report values
+ * (0 when no stage reports). */
+static void plan_buffers(const gf_options *o, int w, int h, size_t *cap, size_t *vcap)
+{
+    *cap = gf_dimage_bytes(w, h);
+    *vcap = 0;
+    for (int i = 0; i < o->nstages; i++) {
+        const gf_stage *s = &o->stages[i];
+        if (gf_stage_is_report(s) && s->ops->report_len(s, w, h) * 4 > *vcap)
+            *vcap = s->ops->report_len(s, w, h) * 4;
+        s->ops->out_size(s, w, h, &w, &h);
+        if (gf_dimage_bytes(w, h) > *cap)
+            *cap = gf_dimage_bytes(w, h);
+    }
+}
+
+/* The variant a stage runs outside --compare: the one asked for, else its
+ * default. */
+static int chosen_variant(const gf_stage *s)
+{
+    return s->variant >= 0 ? s->variant : s->ops->default_variant;
+}
+
 static int run_cuda(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *out,
                     gf_report *rep, gf_result *results)
 {
     gf_dimage d[3], dv;
-    size_t cap = gf_dimage_bytes(img->width, img->height), vcap = 0;
-    int w = img->width, h = img->height, cur = 0, rc, mismatch = 0;
+    size_t cap, vcap;
+    int cur = 0, rc, mismatch = 0;
     double ms;
     char label[32];
 
     memset(d, 0, sizeof d);
     memset(&dv, 0, sizeof dv);
-    for (int i = 0; i < o->nstages; i++) {
-        const gf_stage *s = &o->stages[i];
-        if (gf_stage_is_report(s) && s->ops->report_len(s, w, h) * 4 > vcap)
-            vcap = s->ops->report_len(s, w, h) * 4;
-        s->ops->out_size(s, w, h, &w, &h);
-        if (gf_dimage_bytes(w, h) > cap)
-            cap = gf_dimage_bytes(w, h);
-    }
+    plan_buffers(o, img->width, img->height, &cap, &vcap);
     for (int i = 0; i < (o->compare ? 3 : (o->nstages ? 2 : 1)); i++)
         if ((rc = gf_gpu_buffer(gpu, i, cap, &d[i])))
             goto out;
@@ -282,7 +299,7 @@ static int run_cuda(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *o
     for (int i = 0; i < o->nstages; i++) {
         const gf_stage *s = &o->stages[i];
         const int report = gf_stage_is_report(s);
-        int v = s->variant >= 0 ? s->variant : s->ops->default_variant;
+        int v = chosen_variant(s);
         gf_dimage *dst = report ? &dv : &d[1 - cur];
         double bytes = gf_stage_bytes(s, d[cur].width, d[cur].height);
         s->ops->label(s, label, sizeof label);
@@ -325,23 +342,19 @@ int gf_pipeline_warm(const gf_options *o, gf_gpu *gpu)
 {
     enum { SIDE = 16 };
     gf_dimage d[2], dv;
-    size_t vcap = 4 * SIDE;
+    size_t cap, vcap;
     int rc, cur = 0;
     double ms;
 
-    for (int i = 0; i < o->nstages; i++)
-        if (gf_stage_is_report(&o->stages[i]) &&
-            o->stages[i].ops->report_len(&o->stages[i], SIDE, SIDE) * 4 > vcap)
-            vcap = o->stages[i].ops->report_len(&o->stages[i], SIDE, SIDE) * 4;
-    if ((rc = gf_gpu_buffer(gpu, 0, gf_dimage_bytes(SIDE, SIDE), &d[0])) ||
-        (rc = gf_gpu_buffer(gpu, 1, gf_dimage_bytes(SIDE, SIDE), &d[1])) ||
-        (rc = gf_gpu_buffer(gpu, 3, vcap, &dv)) || (rc = gf_dimage_poison(gpu, &d[0], 0x5A)) ||
-        (rc = gf_dimage_shape(&d[0], SIDE, SIDE)) || (rc = gf_gpu_timer_start(gpu)))
+    plan_buffers(o, SIDE, SIDE, &cap, &vcap);
+    if ((rc = gf_gpu_buffer(gpu, 0, cap, &d[0])) || (rc = gf_gpu_buffer(gpu, 1, cap, &d[1])) ||
+        (vcap && (rc = gf_gpu_buffer(gpu, 3, vcap, &dv))) ||
+        (rc = gf_dimage_poison(gpu, &d[0], 0x5A)) || (rc = gf_dimage_shape(&d[0], SIDE, SIDE)) ||
+        (rc = gf_gpu_timer_start(gpu)))
         return rc;
     for (int i = 0; i < o->nstages && rc == 0; i++) {
         const gf_stage *s = &o->stages[i];
-        stage_launch l = {s, s->variant >= 0 ? s->variant : s->ops->default_variant, &d[cur],
-                          gf_stage_is_report(s) ? &dv : &d[1 - cur]};
+        stage_launch l = {s, chosen_variant(s), &d[cur], gf_stage_is_report(s) ? &dv : &d[1 - cur]};
         rc = launch_stage(&l, gf_gpu_stream(gpu));
         if (!gf_stage_is_report(s))
             cur = 1 - cur;
