@@ -383,10 +383,8 @@ static int build_list(job *j)
     int rc;
 
     if (o->files_from) {
-        if ((rc = gf_read_all(o->files_from, &lim, &buf, &len)) && rc != GF_EDATA)
+        if ((rc = gf_read_all(o->files_from, &lim, &buf, &len)))
             return rc;
-        if (rc == GF_EDATA && len == 0 && buf == NULL)
-            len = 0; /* an empty list file is an empty list */
         for (size_t i = 0; i < len; i++)
             lines += buf[i] == '\n';
         lines++;
@@ -399,16 +397,7 @@ static int build_list(job *j)
     for (int i = 0; i < o->ninputs; i++)
         j->list[j->nlist++] = o->inputs[i];
     if (buf) {
-        char *p = (char *)buf, *end = p + len;
-        unsigned char *nb = realloc(buf, len + 1);
-        if (!nb) {
-            free(buf);
-            return gf_err(GF_EINTERNAL, NULL, "out of memory");
-        }
-        buf = nb;
-        p = (char *)buf;
-        end = p + len;
-        *end = 0;
+        char *p = (char *)buf, *end = p + len; /* gf_read_all ends it with a NUL */
         while (p < end) {
             char *nl = memchr(p, '\n', (size_t)(end - p));
             char *e = nl ? nl : end;

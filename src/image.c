@@ -79,10 +79,15 @@ int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, siz
             goto out;
         }
     }
-    if (n == 0) {
-        rc = gf_err(GF_EDATA, name, "empty file");
-        goto out;
+    if (n == cap) { /* room for the terminating NUL */
+        unsigned char *nb = realloc(b, n + 1);
+        if (!nb) {
+            rc = gf_err(GF_EINTERNAL, name, "out of memory reading the file");
+            goto out;
+        }
+        b = nb;
     }
+    b[n] = 0;
     *buf = b;
     *len = n;
     b = NULL;
@@ -261,6 +266,8 @@ static int decode(const char *name, const unsigned char *buf, size_t len, const 
 
     memset(out, 0, sizeof *out);
     memset(info, 0, sizeof *info);
+    if (len == 0)
+        return gf_err(GF_EDATA, name, "empty file");
     if (!fmt)
         return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM and PPM are read)");
     if (rgb)

@@ -30,8 +30,9 @@ typedef struct gf_load_info {
 } gf_load_info;
 
 /* Reads all of `path` ("-": stdin) into a malloc'd buffer *buf of *len
- * bytes. Errors: GF_ENOINPUT (missing, unreadable, a directory), GF_EDATA
- * (larger than lim->max_file_bytes, or empty). */
+ * bytes (0 for an empty file), followed by a NUL byte not counted in *len.
+ * Errors: GF_ENOINPUT (missing, unreadable, a directory), GF_EDATA (larger
+ * than lim->max_file_bytes). */
 int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len);
 
 /* Decodes buf (len bytes) into *out, a width x height 8-bit luma image in

@@ -540,6 +540,11 @@ make_batch() {
 	[ "$(grep -c '^pixels=' stats.txt)" -eq 2 ]
 	[ "$(sed -n 1p stats.txt)" = "file=in/coins.png" ]
 	[ "$(sed -n 17p stats.txt)" = "file=in/text.png" ]
+	# an empty list is an empty batch
+	: >empty.txt
+	run "$GPUFILT" --files-from empty.txt --stats
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"gpufilt: 0 processed, 0 failed"* ]]
 }
 
 @test "batch: --jobs 1 and --jobs 4 write identical bytes" {
