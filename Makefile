@@ -2,9 +2,28 @@
 # GPU; `make test-gpu` checks every kernel variant on a GPU machine.
 include config.mk
 
-B := build
-LIB_C := $(filter-out src/main.c,$(wildcard src/*.c src/stages/*.c)) third_party/stb.c
+# The flags gpufilt needs, then the user's.
+GF_CFLAGS = -std=c11 -Wall -Wextra -fopenmp -D_GNU_SOURCE -DGF_HAVE_CUDA=$(CUDA) \
+            $(DEP_CFLAGS) $(CFLAGS)
+GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 $(DEP_CFLAGS) $(NVCCFLAGS)
+GF_LDLIBS = $(DEP_LDFLAGS) -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm -fopenmp \
+            $(LDFLAGS)
+
+# The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa
+# or aarch64), else lib64.
+CUDA_LIBDIR ?= $(firstword $(wildcard $(CUDA_HOME)/targets/$(shell uname -m)-linux/lib \
+                 $(CUDA_HOME)/targets/sbsa-linux/lib) $(CUDA_HOME)/lib64)
+
+B := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
+LIB_C := $(filter-out src/main.c src/gpu_none.c,$(wildcard src/*.c src/*/*.c)) third_party/stb.c
+ifeq ($(CUDA),1)
 LIB_CU := $(filter-out cuda/npp_peers.cu,$(wildcard cuda/*.cu))
+CUDA_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lstdc++
+else
+LIB_C += src/gpu_none.c
+LIB_CU :=
+CUDA_LIBS :=
+endif
 # PEERS=1: also NPP and cuBLAS as gpufilt bench's peers (needs the full CUDA
 # toolkit; not for CI). `make clean` when switching.
 ifeq ($(PEERS),1)
@@ -13,26 +32,26 @@ PEER_LIBS := -lnppif -lnppig -lnppidei -lnppist -lnppc -lcublas -lcudart
 endif
 LIB_OBJ := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+LDLIBS_ALL = $(PEER_LIBS) $(GF_LDLIBS) $(CUDA_LIBS)
 
 NEWEST := $(lastword $(CUDA_ARCHS))
 GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
-LDLIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static \
-          $(DEFLATE_LIBS) -lpthread -ldl -lrt -lm -lstdc++ -fopenmp
-CPPFLAGS += $(STB_CFLAGS) -MMD -MP
 
-.PHONY: all deps demo test test-unit test-cli test-gpu install uninstall clean
+.PHONY: all gpufilt deps demo test test-unit test-cli test-gpu install uninstall clean
 
 all: gpufilt
 
 # Installs missing Debian packages when run as root, else says what to run.
-# SKIP_DEPS=1 skips this, for machines whose headers come from elsewhere
-# (STB_CFLAGS, DEFLATE_LIBS in config.mk).
+# SKIP_DEPS=1 skips this, for machines whose headers come from elsewhere.
 deps:
 	@[ -n "$(SKIP_DEPS)" ] || sh scripts/deps.sh install
 
-gpufilt: $(B)/src/main.o $(B)/libgf.a $(PEER_OBJ) | deps
-	$(CC) $(CFLAGS) -o $@ $(B)/src/main.o $(PEER_OBJ) $(B)/libgf.a $(PEER_LIBS) $(LDLIBS)
+gpufilt: $(B)/gpufilt
+	cp $< $@
+
+$(B)/gpufilt: $(B)/src/main.o $(B)/libgf.a $(PEER_OBJ) | deps
+	$(CC) $(GF_CFLAGS) -o $@ $(B)/src/main.o $(PEER_OBJ) $(B)/libgf.a $(LDLIBS_ALL)
 
 $(B)/libgf.a: $(LIB_OBJ)
 	rm -f $@
@@ -40,14 +59,14 @@ $(B)/libgf.a: $(LIB_OBJ)
 
 $(B)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(GF_CFLAGS) -MMD -MP -c -o $@ $<
 
 # stb's code is not ours to warn about.
-$(B)/third_party/stb.o: CFLAGS += -w
+$(B)/third_party/stb.o: GF_CFLAGS += -w
 
 $(B)/%.o: %.cu | deps
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(GENCODE) -std=c++17 -Xcompiler -Wall -MMD -MP -c -o $@ $<
+	$(NVCC) $(GF_NVCCFLAGS) $(GENCODE) -MMD -MP -c -o $@ $<
 
 demo: gpufilt
 	sh samples/demo.sh
@@ -56,21 +75,21 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 
 $(B)/unit/%: tests/unit/%.c tests/unit/common.h $(B)/libgf.a | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS)
+	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS_ALL)
 
 test-unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "== $$t"; $$t || exit 1; done
 
 test-cli: gpufilt
-	bats tests/cli
+	GPUFILT=$(CURDIR)/$(B)/gpufilt bats tests/cli
 
 test: test-unit test-cli
 
 $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libgf.a $(LDLIBS)
+	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)
 
-# Every variant against the CPU reference, then again under compute-sanitizer;
-# skips with a message where no GPU is usable.
+# Every variant against the gold reference, then again under
+# compute-sanitizer; skips with a message where no GPU is usable.
 test-gpu: $(B)/test_gpu gpufilt
 	sh tests/gpu/run.sh $(B)/test_gpu
 
@@ -83,6 +102,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpufilt $(DESTDIR)$(PREFIX)/share/man/man1/gpufilt.1
 
 clean:
-	rm -rf $(B) gpufilt
+	rm -rf build gpufilt
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' 2>/dev/null)

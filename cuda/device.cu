@@ -12,6 +12,7 @@
 
 struct gf_gpu {
     int device;
+    int cc; /* compute capability, major * 10 + minor */
     cudaStream_t stream;
     cudaEvent_t start, stop;
     unsigned char *pinned;    /* host staging buffer (cudaHostAlloc) */
@@ -57,6 +58,7 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
     if (!g)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     g->device = device;
+    g->cc = prop.major * 10 + prop.minor;
     if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreate(&g->start) != cudaSuccess || cudaEventCreate(&g->stop) != cudaSuccess) {
         gf_gpu_close(g);
@@ -64,6 +66,11 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
     }
     *out = g;
     return 0;
+}
+
+extern "C" int gf_gpu_cc(gf_gpu *g)
+{
+    return g->cc;
 }
 
 extern "C" void gf_gpu_close(gf_gpu *g)
@@ -244,7 +251,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_launch_fn fn, void *ctx, double *median_ms)
+extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms)
 {
     double *ms;
     int rc;

@@ -5,7 +5,7 @@
  * global one with one atomic per non-zero bin. */
 #include "check.h"
 
-#include "../src/kernels.h"
+#include "../src/stages/hist.h"
 
 #define BINS 256
 
@@ -76,15 +76,14 @@ __global__ void __launch_bounds__(SHARED_THREADS)
             atomicAdd(&hist[i], sh[i]);
 }
 
-extern "C" int gf_hist_cuda(const gf_dimage *in, unsigned *hist, int variant, void *stream)
+enum { HIST_GLOBAL, HIST_SHARED };
+
+static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStream_t st)
 {
-    cudaStream_t st = (cudaStream_t)stream;
     const int w = in->width, h = in->height;
 
-    if (variant < 0 || variant >= GF_HIST_NVARIANTS)
-        return gf_err(GF_EINTERNAL, NULL, "hist: bad variant %d", variant);
     GF_CUDA_CHECK(cudaMemsetAsync(hist, 0, BINS * sizeof *hist, st));
-    if (variant == GF_HIST_GLOBAL) {
+    if (variant == HIST_GLOBAL) {
         dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
         hist_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(in->data, w, h, in->pitch,
                                                                        hist);
@@ -93,9 +92,27 @@ extern "C" int gf_hist_cuda(const gf_dimage *in, unsigned *hist, int variant, vo
         GF_CUDA_CHECK(cudaGetDevice(&dev));
         GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         const int blocks = h < sms * BLOCKS_PER_SM ? h : sms * BLOCKS_PER_SM;
-        hist_shared_kernel<<<blocks, SHARED_THREADS, 0, st>>>(in->data, w, h, in->pitch,
-                                                                  hist);
+        hist_shared_kernel<<<blocks, SHARED_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
+}
+
+extern "C" int gf_hist_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    (void)s;
+    return hist_cuda(in, (unsigned *)(void *)out->data, HIST_GLOBAL, (cudaStream_t)stream);
+}
+
+extern "C" int gf_hist_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    (void)s;
+    return hist_cuda(in, (unsigned *)(void *)out->data, HIST_SHARED, (cudaStream_t)stream);
+}
+
+extern "C" int gf_hist_device(const gf_dimage *in, unsigned *bins, void *stream)
+{
+    return hist_cuda(in, bins, HIST_SHARED, (cudaStream_t)stream);
 }

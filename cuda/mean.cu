@@ -8,7 +8,7 @@
  * nothing wrote; these do neither. */
 #include "check.h"
 
-#include "../src/kernels.h"
+#include "../src/stages/mean.h"
 
 /* mean_global_kernel: 128x1 blocks, as the seed's non-shared kernel. */
 #define GLOBAL_BLOCK_X 128
@@ -186,7 +186,7 @@ static void launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant
 {
     const int w = in->width, h = in->height;
 
-    if (variant == GF_MEAN_GLOBAL) {
+    if (variant == 0) { /* MEAN_GLOBAL */
         dim3 grid((w + GLOBAL_BLOCK_X - 1) / GLOBAL_BLOCK_X, h);
         mean_global_kernel<R><<<grid, GLOBAL_BLOCK_X, 0, st>>>(in->data, out->data, w, h,
                                                                in->pitch, out->pitch, b);
@@ -197,22 +197,35 @@ static void launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant
     }
 }
 
-extern "C" int gf_mean_cuda(const gf_dimage *in, gf_dimage *out, int ksize, gf_border border,
-                            int variant, void *stream)
+enum { MEAN_GLOBAL, MEAN_SHARED };
+
+static int mean_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
+                     void *stream)
 {
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
     cudaStream_t st = (cudaStream_t)stream;
     int rc;
 
-    if ((ksize != 3 && ksize != 5) || variant < 0 || variant >= GF_MEAN_NVARIANTS ||
-        in->height > 65535)
-        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d, variant %d)", ksize,
-                      variant);
+    if ((p->ksize != 3 && p->ksize != 5) || in->height > 65535)
+        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", p->ksize);
     if ((rc = gf_dimage_shape(out, in->width, in->height)))
         return rc;
-    if (ksize == 3)
-        launch<1>(in, out, border, variant, st);
+    if (p->ksize == 3)
+        launch<1>(in, out, p->border, variant, st);
     else
-        launch<2>(in, out, border, variant, st);
+        launch<2>(in, out, p->border, variant, st);
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
+}
+
+extern "C" int gf_mean_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    return mean_cuda(s, in, out, MEAN_GLOBAL, stream);
+}
+
+extern "C" int gf_mean_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    return mean_cuda(s, in, out, MEAN_SHARED, stream);
 }

@@ -9,7 +9,6 @@
  * reflections and rotations as well. */
 #include "check.h"
 
-#include "../src/kernels.h"
 #include "../src/stages/orient.h"
 
 /* orient_global_kernel: 32x8 threads, one input pixel each. */
@@ -156,20 +155,21 @@ __global__ void orient_vector_kernel(const unsigned char *__restrict__ in,
     }
 }
 
-extern "C" int gf_orient_cuda(const gf_dimage *in, gf_dimage *out, int op, int variant,
-                              void *stream)
+enum { ORIENT_GLOBAL, ORIENT_TILED };
+
+static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
+                       void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    const gf_orient_op o = (gf_orient_op)op;
+    const gf_orient_op o = GF_CPARAMS(s, gf_orient_params)->op;
     const int w = in->width, h = in->height, sw = gf_orient_swaps(o);
     int rc;
 
-    if (op < 0 || op >= GF_ORIENT_NOPS || variant < 0 || variant > 1)
-        return gf_err(GF_EINTERNAL, NULL, "orient: bad arguments (op %d, variant %d)", op,
-                      variant);
+    if ((int)o < 0 || o >= GF_ORIENT_NOPS)
+        return gf_err(GF_EINTERNAL, NULL, "orient: bad op %d", (int)o);
     if ((rc = gf_dimage_shape(out, sw ? h : w, sw ? w : h)))
         return rc;
-    if (variant == GF_ORIENT_GLOBAL) {
+    if (variant == ORIENT_GLOBAL) {
         dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
         orient_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, o);
@@ -185,4 +185,28 @@ extern "C" int gf_orient_cuda(const gf_dimage *in, gf_dimage *out, int op, int v
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
+}
+
+extern "C" int gf_orient_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                     void *stream)
+{
+    return orient_cuda(s, in, out, ORIENT_GLOBAL, stream);
+}
+
+/* The tiled kernel for the ops that swap the axes. */
+extern "C" int gf_orient_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                     void *stream)
+{
+    if (!gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op))
+        return gf_err(GF_EINTERNAL, NULL, "orient: shared is for the ops that swap the axes");
+    return orient_cuda(s, in, out, ORIENT_TILED, stream);
+}
+
+/* The vector kernel for the mirrors. */
+extern "C" int gf_orient_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                     void *stream)
+{
+    if (gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op))
+        return gf_err(GF_EINTERNAL, NULL, "orient: vector is for flip, flop and rotate 180");
+    return orient_cuda(s, in, out, ORIENT_TILED, stream);
 }

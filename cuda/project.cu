@@ -8,7 +8,7 @@
  * an H100 too few threads; `split` also divides the rows among blocks. */
 #include "check.h"
 
-#include "../src/kernels.h"
+#include "../src/stages/project.h"
 
 #define COL_THREADS 128 /* byte and word kernels: threads per block along x */
 /* split: each block sums SPLIT_ROWS rows of its 4*COL_THREADS columns and
@@ -102,37 +102,45 @@ __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, 
         sums[y] = s;
 }
 
-extern "C" int gf_colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream)
+enum { COLSUM_BYTE, COLSUM_WORD, COLSUM_SPLIT };
+
+static int colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, cudaStream_t st)
 {
-    cudaStream_t st = (cudaStream_t)stream;
     const int w = in->width, h = in->height;
 
-    if (variant == GF_COLSUM_BYTE) {
+    if (variant == COLSUM_BYTE) {
         colsum_byte_kernel<<<(w + COL_THREADS - 1) / COL_THREADS, COL_THREADS, 0, st>>>(
             in->data, w, h, in->pitch, sums);
-    } else if (variant == GF_COLSUM_WORD) {
+    } else if (variant == COLSUM_WORD) {
         colsum_word_kernel<<<(w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), COL_THREADS, 0, st>>>(
             in->data, w, h, in->pitch, sums);
-    } else if (variant == GF_COLSUM_SPLIT) {
+    } else {
         GF_CUDA_CHECK(cudaMemsetAsync(sums, 0, (size_t)w * sizeof *sums, st));
         dim3 grid((w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), (h + SPLIT_ROWS - 1) / SPLIT_ROWS);
         colsum_split_kernel<<<grid, COL_THREADS, 0, st>>>(in->data, w, h, in->pitch, sums);
-    } else {
-        return gf_err(GF_EINTERNAL, NULL, "colsum: bad variant %d", variant);
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }
 
-extern "C" int gf_rowsum_cuda(const gf_dimage *in, unsigned *sums, int variant, void *stream)
-{
-    cudaStream_t st = (cudaStream_t)stream;
-    const int rows_per_block = ROW_THREADS / 32;
+#define COLSUM_LAUNCHER(name, variant)                                                        \
+    extern "C" int name(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream) \
+    {                                                                                         \
+        (void)s;                                                                              \
+        return colsum_cuda(in, (unsigned *)(void *)out->data, variant, (cudaStream_t)stream); \
+    }
+COLSUM_LAUNCHER(gf_colsum_byte_cuda, COLSUM_BYTE)
+COLSUM_LAUNCHER(gf_colsum_word_cuda, COLSUM_WORD)
+COLSUM_LAUNCHER(gf_colsum_split_cuda, COLSUM_SPLIT)
 
-    if (variant != 0)
-        return gf_err(GF_EINTERNAL, NULL, "rowsum: bad variant %d", variant);
-    rowsum_warp_kernel<<<(in->height + rows_per_block - 1) / rows_per_block, ROW_THREADS, 0, st>>>(
-        in->data, in->width, in->height, in->pitch, sums);
+extern "C" int gf_rowsum_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    const int rows_per_block = ROW_THREADS / 32;
+    (void)s;
+    rowsum_warp_kernel<<<(in->height + rows_per_block - 1) / rows_per_block, ROW_THREADS, 0,
+                         (cudaStream_t)stream>>>(in->data, in->width, in->height, in->pitch,
+                                                 (unsigned *)(void *)out->data);
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }

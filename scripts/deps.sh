@@ -11,7 +11,15 @@ need() { # need PACKAGE TEST...
 }
 need libstb-dev test -f /usr/include/stb/stb_image.h -a -f /usr/include/stb/stb_image_write.h
 need libdeflate-dev test -f /usr/include/libdeflate.h
+need libturbojpeg0-dev test -f /usr/include/turbojpeg.h
+need libjpeg-turbo-progs command -v djpeg
+need libjansson-dev test -f /usr/include/jansson.h
+need libcairo2-dev test -f /usr/include/cairo/cairo.h
+need fonts-dejavu-core test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+need zlib1g-dev test -f /usr/include/zlib.h
 need libcmocka-dev test -f /usr/include/cmocka.h
+need imagemagick command -v convert
+need libxml2-utils command -v xmllint
 need bats command -v bats
 need python3 command -v python3
 

@@ -1,9 +1,11 @@
-/* bench.c - gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH]
+/* bench.c - gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH[,WxH...]]
  * [--matmul MxNxK] [--json] [--device N]: the five seed experiments with
- * gpufilt's own kernels. Each row: the median CUDA-event time over N runs
- * after a warm-up, the rate, the ratio to the floor (bytes that must move
- * over the copy rate measured first), the speedup over the experiment's
- * baseline and the check against a reference. */
+ * gpufilt's own kernels. Every stage in the registry runs in the experiment
+ * its descriptor names, with every bench configuration and every variant.
+ * Each row: the median CUDA-event time over N runs after a warm-up, the
+ * rate, the ratio to the floor (bytes that must move over the copy rate
+ * measured first), the speedup over the stage's baseline variant and the
+ * check against the gold reference. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,24 +13,70 @@
 #include <string.h>
 
 #include "bench.h"
+#include "codec/codec.h"
 #include "gpu.h"
 #include "peers.h"
 #include "pipeline.h"
+#include "report/json.h"
 #include "stage.h"
+#include "stages/mean.h"
 #include "stages/orient.h"
 
 #define COPY_BYTES (256u << 20) /* 5x the H100's 50 MB L2: a DRAM rate */
 #define SEED_ITERS 20           /* seed 2 transposes 20 times per timing */
 #define MATMUL_TOL 1e-5         /* relative Frobenius error against the reference */
 #define MATMUL_SAMPLES 512      /* C entries checked in double on the CPU */
+#define CPU_REPS 5              /* timed runs of the CPU path (it takes ms, not us) */
+#define MAX_SIZES 8
+#define DEFAULT_SIZES "8000x8000,1920x1080,640x480"
 
 typedef struct bench {
     gf_gpu *gpu;
-    int width, height;   /* image experiments */
-    int mm, mn, mk;      /* matmul M x N x K */
+    int sizes[MAX_SIZES][2]; /* image experiments: the first is the main size */
+    int nsizes;
+    int mm, mn, mk; /* matmul M x N x K */
     gf_bench_table t;
     uint64_t rng;
 } bench;
+
+static const char *const check_words[] = {"-", "FAIL", "PASS"};
+
+static const gf_col bench_cols[] = {
+    {.kind = GF_COL_STEP, .title = "experiment", .key = "experiment", .width = -28},
+    {.kind = GF_COL_VARIANT, .title = "variant", .key = "variant", .width = -12},
+    {.kind = GF_COL_MS, .title = "ms", .key = "ms", .width = 10, .decimals = 4},
+    {.kind = GF_COL_RATE, .title = "rate", .key = "gbps", .width = 16},
+    {.kind = GF_COL_FLOOR, .title = "x floor", .key = "x_floor", .width = 8, .decimals = 2},
+    {.kind = GF_COL_SPEEDUP, .title = "speedup", .key = "speedup", .width = 8},
+    {.kind = GF_COL_CHECK, .title = "check", .key = "check", .width = -5, .words = check_words, .gap = 1},
+};
+#define NCOLS (int)(sizeof bench_cols / sizeof bench_cols[0])
+
+void gf_bench_print_text(const gf_bench_table *b, FILE *f)
+{
+    gf_table_text(&b->t, bench_cols, NCOLS, "", f);
+    fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
+               "floor = bytes moved at %.0f GB/s (copy)\n",
+            b->device, b->driver, b->runtime, b->reps, b->t.copy_gbps);
+    if (b->notes[0])
+        fprintf(f, "notes: %s\n", b->notes);
+}
+
+json_t *gf_bench_json(const gf_bench_table *b)
+{
+    return json_pack("{s:s,s:s,s:s,s:i,s:o,s:s,s:o,s:b}", "device", b->device, "driver",
+                     b->driver, "cuda_runtime", b->runtime, "reps", b->reps, "copy_gbps",
+                     gf_json_real(b->t.copy_gbps, 3), "notes", b->notes, "rows",
+                     gf_table_json(&b->t, bench_cols, NCOLS), "passed", !b->t.failed);
+}
+
+static gf_row *add(bench *b, const char *experiment, const char *variant, double ms,
+                   double bytes, int check)
+{
+    gf_row *r = gf_table_add(&b->t.t, experiment, variant, ms, bytes);
+    gf_table_check(&b->t.t, r, check);
+    return r;
+}
 
 static unsigned bench_rand(bench *b)
 {
@@ -43,7 +91,8 @@ static int random_image(bench *b, gf_image *im, int w, int h)
 static void note(bench *b, const char *text)
 {
     size_t n = strlen(b->t.notes);
-    snprintf(b->t.notes + n, sizeof b->t.notes - n, "%s%s", n ? "; " : "", text);
+    if (!strstr(b->t.notes, text))
+        snprintf(b->t.notes + n, sizeof b->t.notes - n, "%s%s", n ? "; " : "", text);
 }
 
 /* A device launch to time: fn(ctx, stream). */
@@ -81,41 +130,44 @@ static int bench_copy(bench *b)
         (rc = gf_dimage_alloc(b->gpu, &dst, COPY_BYTES)) == 0 &&
         (rc = gf_dimage_poison(b->gpu, &src, 0x5A)) == 0 &&
         (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) == 0) {
-        b->t.copy_gbps = 2.0 * COPY_BYTES / (ms * 1e6);
-        gf_bench_add(&b->t, "copy 256 MiB", "cudaMemcpy", ms, 2.0 * COPY_BYTES, -1);
+        b->t.t.copy_gbps = 2.0 * COPY_BYTES / (ms * 1e6);
+        add(b, "copy 256 MiB", "cudaMemcpy", ms, 2.0 * COPY_BYTES, -1);
     }
     gf_dimage_free(&dst);
     gf_dimage_free(&src);
     return rc;
 }
 
-/* Every variant of stage s on img, each poisoned, timed and checked against
- * the CPU reference; variant 0 is the baseline. The CPU reference's own
- * time is a row too. */
+/* Every path of stage s on img: the CPU backend's (checked against the
+ * gold) and every CUDA variant, each poisoned, timed and checked; variant 0
+ * is the baseline. */
 static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
-    gf_variant_result res[GF_MAX_VARIANTS];
+    gf_variant_result res[GF_MAX_VARIANTS], cpu;
     gf_output ref;
-    double cpu_ms, bytes = gf_stage_bytes(s, img->width, img->height);
-    int rc = gf_stage_check(b->gpu, s, img, b->t.reps, &ref, &cpu_ms, res);
+    double gold_ms, bytes = gf_stage_bytes(s, img->width, img->height);
+    int rc = gf_stage_reference(s, img, &ref, &gold_ms);
 
+    if (rc == 0 && (rc = gf_stage_check_cpu(s, img, &ref, CPU_REPS, &cpu)) == 0)
+        rc = gf_stage_check(b->gpu, s, img, &ref, b->t.reps, res);
+    gf_output_free(&ref);
     if (rc)
         return rc;
-    gf_bench_add(&b->t, exp, "cpu", cpu_ms, bytes, -1);
-    for (int v = 0; s->ops->variants[v]; v++) {
-        gf_bench_row *r = gf_bench_add(&b->t, exp, s->ops->variants[v], res[v].ms, bytes,
-                                       res[v].match);
+    add(b, exp, "cpu", cpu.ms, bytes, cpu.match);
+    if (!cpu.match)
+        fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
+    for (int v = 0; s->ops->variants[v].name; v++) {
+        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes, res[v].match);
         r->speedup = res[0].ms / res[v].ms;
         if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
     }
-    gf_output_free(&ref);
     return 0;
 }
 
 /* A library peer producing an image: img uploaded, fn timed into an output
- * of ow x oh, the result compared with want. A difference of at most `tol`
- * per pixel passes (NPP's box filter rounds down: tol 1). */
+ * of want's size, the result compared with want. A difference of at most
+ * `tol` per pixel passes (NPP's box filter rounds down: tol 1). */
 static int bench_peer_image(bench *b, const char *exp, const char *name, const gf_image *img,
                             const gf_image *want, int tol, launch *l)
 {
@@ -140,8 +192,8 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
         for (int x = 0; ok && x < got.width; x++)
             ok = abs(got.data[(size_t)y * got.stride + x] -
                      want->data[(size_t)y * want->stride + x]) <= tol;
-    gf_bench_add(&b->t, exp, name, ms,
-                 (double)img->width * img->height + (double)want->width * want->height, ok);
+    add(b, exp, name, ms, (double)img->width * img->height + (double)want->width * want->height,
+        ok);
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&out);
@@ -153,32 +205,45 @@ static int npp_box_fn(launch *l, void *stream)
     return gf_npp_box(l->in, l->out, l->i0, stream);
 }
 
-/* mean: the box-mean seed, 3x3 and 5x5, every variant; NPP's box filter
- * beside them where built in. */
-static int bench_mean(bench *b)
+static int npp_transpose_fn(launch *l, void *stream)
 {
-    gf_image img;
-    gf_stage s;
-    char exp[40];
-    int rc = random_image(b, &img, b->width, b->height);
+    return gf_npp_transpose(l->in, l->out, stream);
+}
 
-    memset(&s, 0, sizeof s);
-    s.ops = &gf_stage_mean;
-    for (int k = 3; rc == 0 && k <= 5; k += 2) {
-        s.u.mean.ksize = k;
-        snprintf(exp, sizeof exp, "mean %dx%d %dx%d", k, k, b->width, b->height);
-        if ((rc = bench_stage(b, exp, &s, &img)) == 0 && gf_npp_box) {
-            gf_image want;
-            if ((rc = s.ops->run_cpu(&s, &img, &want)) == 0) {
-                launch l = {.fn = npp_box_fn, .i0 = k};
-                rc = bench_peer_image(b, exp, "npp", &img, &want, 1, &l);
-                gf_image_free(&want);
-            }
-        }
-    }
-    if (gf_npp_box)
+static int npp_rotate180_fn(launch *l, void *stream)
+{
+    return gf_npp_rotate180(l->in, l->out, stream);
+}
+
+/* NPP's counterpart of an image stage configuration, where built in: the
+ * box filter (replicate only), transpose and the mirror about both axes. */
+static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
+{
+    launch l = {0};
+    gf_image want;
+    int tol = 0, rc;
+
+    if (!gf_npp_box)
+        return 0;
+    if (s->ops == gf_stage_find("mean") &&
+        GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE) {
+        l.fn = npp_box_fn;
+        l.i0 = GF_CPARAMS(s, gf_mean_params)->ksize;
+        tol = 1;
         note(b, "npp box filter: replicate border, rounds down, checked to +-1");
-    gf_image_free(&img);
+    } else if (s->ops == gf_stage_find("transpose") &&
+               GF_CPARAMS(s, gf_orient_params)->op == GF_TRANSPOSE) {
+        l.fn = npp_transpose_fn;
+    } else if (s->ops == gf_stage_find("mirror") &&
+               GF_CPARAMS(s, gf_orient_params)->op == GF_ROTATE180) {
+        l.fn = npp_rotate180_fn;
+    } else {
+        return 0;
+    }
+    if ((rc = s->ops->gold(s, img, &want)))
+        return rc;
+    rc = bench_peer_image(b, exp, "npp", img, &want, tol, &l);
+    gf_image_free(&want);
     return rc;
 }
 
@@ -217,7 +282,7 @@ static int bench_seed_transpose(bench *b)
         for (int y = 0; y < rows; y++)
             for (int x = 0; x < cols; x++)
                 want[(size_t)x * rows + y] = a[(size_t)y * cols + x];
-    gf_bench_add(&b->t, exp, "cpu loop", (gf_now_ms() - t0) / SEED_ITERS, 2.0 * bytes, -1);
+    add(b, exp, "cpu loop", (gf_now_ms() - t0) / SEED_ITERS, 2.0 * bytes, -1);
     if ((rc = gf_dimage_alloc(b->gpu, &din, bytes)) || (rc = gf_dimage_alloc(b->gpu, &dout, bytes)))
         goto out;
     if ((rc = gf_gpu_put(b->gpu, din.data, a, bytes)))
@@ -233,7 +298,7 @@ static int bench_seed_transpose(bench *b)
         ms /= SEED_ITERS;
         if (v == 0)
             base = ms;
-        gf_bench_add(&b->t, exp, names[v], ms, 2.0 * bytes, !memcmp(got, want, bytes))->speedup =
+        add(b, exp, names[v], ms, 2.0 * bytes, !memcmp(got, want, bytes))->speedup =
             base / ms;
     }
     note(b, "transpose f32 2048x1536: in + out (25 MB) fit in L2, so the floor can be beaten");
@@ -243,50 +308,6 @@ out:
     free(a);
     free(want);
     free(got);
-    return rc;
-}
-
-static int npp_transpose_fn(launch *l, void *stream)
-{
-    return gf_npp_transpose(l->in, l->out, stream);
-}
-
-static int npp_rotate180_fn(launch *l, void *stream)
-{
-    return gf_npp_rotate180(l->in, l->out, stream);
-}
-
-/* transpose: seed 2's float setup, then the tool's own kernels on 8-bit
- * images: transpose and rotate 90 (naive against shared tiles) and rotate
- * 180 (naive against 4-byte words), with NPP's transpose and mirror. */
-static int bench_transpose(bench *b)
-{
-    static const int ops[] = {GF_TRANSPOSE, GF_ROTATE90, GF_ROTATE180};
-    gf_image img;
-    gf_stage s;
-    char exp[40], label[32];
-    int rc = bench_seed_transpose(b);
-
-    if (rc == 0)
-        rc = random_image(b, &img, b->width, b->height);
-    for (int i = 0; rc == 0 && i < 3; i++) {
-        memset(&s, 0, sizeof s);
-        s.ops = gf_orient_swaps(ops[i]) ? &gf_stage_transpose : &gf_stage_mirror;
-        s.u.orient.op = ops[i];
-        s.ops->label(&s, label, sizeof label);
-        snprintf(exp, sizeof exp, "%s %dx%d", label, b->width, b->height);
-        rc = bench_stage(b, exp, &s, &img);
-        if (rc == 0 && ops[i] != GF_ROTATE90 && gf_npp_transpose) {
-            gf_image want;
-            launch l = {.fn = ops[i] == GF_TRANSPOSE ? npp_transpose_fn : npp_rotate180_fn};
-            if ((rc = s.ops->run_cpu(&s, &img, &want)) == 0) {
-                rc = bench_peer_image(b, exp, "npp", &img, &want, 0, &l);
-                gf_image_free(&want);
-            }
-        }
-    }
-    if (rc == 0)
-        gf_image_free(&img);
     return rc;
 }
 
@@ -355,71 +376,12 @@ static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf
         (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
         (rc = gf_gpu_fetch(b->gpu, got, hist.data, sizeof got)))
         goto out;
-    gf_bench_add(&b->t, exp, name, ms, (double)img->width * img->height,
+    add(b, exp, name, ms, (double)img->width * img->height,
                  !memcmp(got, want, sizeof got));
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&hist);
     gf_dimage_free(&temp);
-    return rc;
-}
-
-/* hist: the histogram seed. 10 MB and 64 MB of random bytes, then 64 MB of
- * constant and photographic data; global against shared atomics, with CUB's
- * HistogramEven (and NPP's, where built in) as the library reference. */
-static int bench_hist(bench *b)
-{
-    gf_stage s;
-    char exp[40];
-    int rc = 0;
-
-    memset(&s, 0, sizeof s);
-    s.ops = &gf_stage_hist;
-    for (int k = 0; rc == 0 && k < 4; k++) {
-        gf_image img;
-        uint32_t want[256];
-        const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
-        int w = k == 0 ? 3200 : b->width, h = k == 0 ? 3125 : b->height; /* 10 MB, 64 MB */
-        if (k < 2)
-            rc = random_image(b, &img, w, h);
-        else if (k == 2 && (rc = gf_image_alloc(&img, w, h)) == 0)
-            memset(img.data, 77, (size_t)w * h);
-        else if (k == 3)
-            rc = photo_image(b, &img, w, h, &what);
-        if (rc)
-            break;
-        snprintf(exp, sizeof exp, "hist %dx%d %s", w, h, what);
-        if ((rc = bench_stage(b, exp, &s, &img)) == 0 &&
-            (rc = s.ops->report_cpu(&s, &img, want)) == 0)
-            rc = bench_peer_hist(b, exp, "cub", &img, want, cub_hist_fn);
-        if (rc == 0 && gf_npp_hist)
-            rc = bench_peer_hist(b, exp, "npp", &img, want, npp_hist_fn);
-        gf_image_free(&img);
-    }
-    return rc;
-}
-
-/* colsum: the 1-byte against 4-byte loads seed at its 8192x8192 and at the
- * --size, with the split kernel; row sums beside them. */
-static int bench_colsum(bench *b)
-{
-    gf_stage s;
-    char exp[40];
-    int rc = 0;
-
-    for (int k = 0; rc == 0 && k < 2; k++) {
-        gf_image img;
-        int w = k == 0 ? 8192 : b->width, h = k == 0 ? 8192 : b->height;
-        if ((rc = random_image(b, &img, w, h)))
-            break;
-        for (int r = 0; rc == 0 && r < 2; r++) {
-            memset(&s, 0, sizeof s);
-            s.ops = r == 0 ? &gf_stage_colsum : &gf_stage_rowsum;
-            snprintf(exp, sizeof exp, "%s %dx%d", r == 0 ? "colsum" : "rowsum", w, h);
-            rc = bench_stage(b, exp, &s, &img);
-        }
-        gf_image_free(&img);
-    }
     return rc;
 }
 
@@ -505,7 +467,7 @@ static int bench_matmul(bench *b)
             (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
             (rc = gf_gpu_fetch(b->gpu, href, dc.data, nc * 4)))
             goto out;
-        gf_bench_add(&b->t, exp, "cublas", ms, 0,
+        add(b, exp, "cublas", ms, 0,
                      sampled_error(b, ha, hb, href, m, n, k) < MATMUL_TOL)
             ->flops = flops;
     }
@@ -519,7 +481,7 @@ static int bench_matmul(bench *b)
         err = href ? rel_error(hc, href, nc) : sampled_error(b, ha, hb, hc, m, n, k);
         if (v == 0)
             base = ms;
-        gf_bench_row *r = gf_bench_add(&b->t, exp, names[v], ms, 0, err < MATMUL_TOL);
+        gf_row *r = add(b, exp, names[v], ms, 0, err < MATMUL_TOL);
         r->flops = flops;
         r->speedup = base / ms;
     }
@@ -537,30 +499,172 @@ out:
     return rc;
 }
 
+/* The histogram seed's data beside random bytes: 10 MB of random bytes (the
+ * seed's size), and constant and photographic data at the main size; with
+ * CUB's HistogramEven (and NPP's, where built in) as the library reference. */
+static int bench_hist_data(bench *b, const gf_stage *s)
+{
+    char exp[48];
+    int rc = 0;
+
+    for (int k = 0; rc == 0 && k < 4; k++) {
+        gf_image img;
+        uint32_t want[256];
+        const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
+        int w = k == 0 ? 3200 : b->sizes[0][0], h = k == 0 ? 3125 : b->sizes[0][1];
+        if (k == 1) /* random at the main size: the generic rows have it; add the peers */
+            rc = random_image(b, &img, w, h);
+        else if (k < 2)
+            rc = random_image(b, &img, w, h);
+        else if (k == 2 && (rc = gf_image_alloc(&img, w, h)) == 0)
+            memset(img.data, 77, (size_t)w * h);
+        else if (k == 3)
+            rc = photo_image(b, &img, w, h, &what);
+        if (rc)
+            break;
+        snprintf(exp, sizeof exp, "hist %dx%d %s", w, h, what);
+        if (k != 1)
+            rc = bench_stage(b, exp, s, &img);
+        if (rc == 0 && (rc = s->ops->report_gold(s, &img, want)) == 0)
+            rc = bench_peer_hist(b, exp, "cub", &img, want, cub_hist_fn);
+        if (rc == 0 && gf_npp_hist)
+            rc = bench_peer_hist(b, exp, "npp", &img, want, npp_hist_fn);
+        gf_image_free(&img);
+    }
+    return rc;
+}
+
+/* One experiment group: every registered stage whose group it is, every
+ * bench configuration, at every size; the seed's own setup where one
+ * belongs to the group. */
+static int bench_group(bench *b, const char *group)
+{
+    char exp[48], label[48];
+    int rc = 0;
+
+    if (!strcmp(group, "transpose"))
+        rc = bench_seed_transpose(b);
+    for (int z = 0; rc == 0 && z < b->nsizes; z++) {
+        gf_image img;
+        const int w = b->sizes[z][0], h = b->sizes[z][1];
+        if ((rc = random_image(b, &img, w, h)))
+            break;
+        for (int i = 0; rc == 0 && gf_stages[i]; i++) {
+            gf_stage s;
+            if (strcmp(gf_stages[i]->group, group))
+                continue;
+            for (int c = 0; rc == 0; c++) {
+                gf_stage_init(&s, gf_stages[i]);
+                if (!s.ops->config(&s, c, 1, &b->rng))
+                    break;
+                snprintf(exp, sizeof exp, "%s %dx%d", gf_stage_label(&s, label, sizeof label), w,
+                         h);
+                if ((rc = bench_stage(b, exp, &s, &img)) == 0)
+                    rc = bench_npp(b, exp, &s, &img);
+                if (rc == 0 && z == 0 && gf_stage_is_report(&s) && !strcmp(group, "hist"))
+                    rc = bench_hist_data(b, &s);
+            }
+        }
+        gf_image_free(&img);
+    }
+    if (rc == 0 && !strcmp(group, "colsum")) { /* seed 4's own size */
+        gf_image img;
+        if ((rc = random_image(b, &img, 8192, 8192)) == 0) {
+            for (int i = 0; rc == 0 && gf_stages[i]; i++) {
+                gf_stage s;
+                gf_stage_init(&s, gf_stages[i]);
+                if (!strcmp(s.ops->group, group) && s.ops->config(&s, 0, 1, &b->rng)) {
+                    snprintf(exp, sizeof exp, "%s 8192x8192", gf_stage_label(&s, label,
+                                                                           sizeof label));
+                    rc = bench_stage(b, exp, &s, &img);
+                }
+            }
+            gf_image_free(&img);
+        }
+    }
+    return rc;
+}
+
+static int bench_matmul_exp(bench *b, const char *group)
+{
+    (void)group;
+    return bench_matmul(b);
+}
+
+static int bench_copy_exp(bench *b, const char *group)
+{
+    (void)group;
+    return bench_copy(b);
+}
+
+#define MAX_EXPERIMENTS 16
+
 typedef struct experiment {
     const char *name;
-    const char *description;
-    int (*run)(bench *b);
+    int (*run)(bench *b, const char *name);
 } experiment;
 
-static const experiment experiments[] = {
-    {"copy", "device-to-device copy: the bandwidth floor (always runs first)", bench_copy},
-    {"mean", "box mean 3x3 and 5x5: global against shared memory", bench_mean},
-    {"transpose", "seed 2's float transpose, then bytes: naive against tiled", bench_transpose},
-    {"hist", "histogram: global against shared atomics, CUB as the reference", bench_hist},
-    {"colsum", "column sums: 1-byte against 4-byte loads against split rows", bench_colsum},
-    {"matmul", "matrix multiply: naive against 16x16 shared tiles, any size", bench_matmul},
-};
-#define NEXP (int)(sizeof experiments / sizeof experiments[0])
+/* copy, then the registry's groups in order, then matmul. */
+static int experiments(experiment *e)
+{
+    int n = 0;
 
-static const char usage_line[] = "usage: gpufilt bench [EXPERIMENT...] [--reps N] [--size WxH] "
-                                 "[--matmul MxNxK] [--json] [--device N]\n";
+    e[n++] = (experiment){"copy", bench_copy_exp};
+    for (int i = 0; gf_stages[i] && n < MAX_EXPERIMENTS - 1; i++) {
+        int seen = 0;
+        for (int j = 1; j < n; j++)
+            seen |= !strcmp(e[j].name, gf_stages[i]->group);
+        if (!seen)
+            e[n++] = (experiment){gf_stages[i]->group, bench_group};
+    }
+    e[n++] = (experiment){"matmul", bench_matmul_exp};
+    return n;
+}
+
+static const char usage_line[] = "usage: gpufilt bench [EXPERIMENT...] [--reps N] "
+                                 "[--size WxH[,WxH...]] [--matmul MxNxK] [--json] [--device N]\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "gpufilt: bench: %s%s\n", msg, arg ? arg : "");
     fputs(usage_line, stderr);
-    return 64;
+    return -GF_EUSAGE;
+}
+
+/* "WxH[,WxH...]" into b->sizes. */
+static int parse_sizes(bench *b, const char *arg)
+{
+    char buf[256], *save = NULL;
+
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf)
+        return -1;
+    b->nsizes = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *x = strchr(tok, 'x');
+        if (!x || b->nsizes == MAX_SIZES)
+            return -1;
+        *x = 0;
+        if (gf_parse_int("--size", tok, 1, 65535, &b->sizes[b->nsizes][0]) ||
+            gf_parse_int("--size", x + 1, 1, 65535, &b->sizes[b->nsizes][1]))
+            return -1;
+        b->nsizes++;
+    }
+    return b->nsizes ? 0 : -1;
+}
+
+static int parse_matmul(bench *b, const char *arg)
+{
+    char buf[64], *x1, *x2;
+
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf || !(x1 = strchr(buf, 'x')) ||
+        !(x2 = strchr(x1 + 1, 'x')))
+        return -1;
+    *x1 = *x2 = 0;
+    return gf_parse_int("--matmul", buf, 1, 16384, &b->mm) ||
+                   gf_parse_int("--matmul", x1 + 1, 1, 16384, &b->mn) ||
+                   gf_parse_int("--matmul", x2 + 1, 1, 16384, &b->mk)
+               ? -1
+               : 0;
 }
 
 int gf_bench_main(int argc, char **argv)
@@ -571,47 +675,53 @@ int gf_bench_main(int argc, char **argv)
         {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    experiment exps[MAX_EXPERIMENTS];
+    const int nexp = experiments(exps);
     bench *b = calloc(1, sizeof *b);
-    int want[NEXP] = {0}, any = 0, device = 0, json = 0, c, rc = 0, status = 0;
-    char *end, extra;
+    int want[MAX_EXPERIMENTS] = {0}, any = 0, device = 0, json = 0, c, rc = 0, status = 0;
 
     if (!b)
-        return 70;
+        return -GF_EINTERNAL;
     b->t.reps = 20;
-    b->width = b->height = 8000;
+    parse_sizes(b, DEFAULT_SIZES);
     b->mm = b->mn = b->mk = 4096;
-    optind = 1;
+    optind = 0; /* 0: glibc starts afresh (parsing may run more than once) */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            b->t.reps = (int)strtol(optarg, &end, 10);
-            if (*end || !*optarg || b->t.reps < 1 || b->t.reps > 10000)
+            if (gf_parse_int("--reps", optarg, 1, 10000, &b->t.reps))
                 status = usage_error("--reps: not a number in 1..10000: ", optarg);
             break;
         case 's':
-            if (sscanf(optarg, "%dx%d%c", &b->width, &b->height, &extra) != 2 || b->width < 1 ||
-                b->height < 1 || b->width > 65535 || b->height > 65535)
-                status = usage_error("--size: not WxH (1..65535 each): ", optarg);
+            if (parse_sizes(b, optarg))
+                status = usage_error("--size: not WxH[,WxH...] (1..65535 each): ", optarg);
             break;
         case 'm':
-            if (sscanf(optarg, "%dx%dx%d%c", &b->mm, &b->mn, &b->mk, &extra) != 3 || b->mm < 1 ||
-                b->mn < 1 || b->mk < 1 || b->mm > 16384 || b->mn > 16384 || b->mk > 16384)
+            if (parse_matmul(b, optarg))
                 status = usage_error("--matmul: not MxNxK (1..16384 each): ", optarg);
             break;
         case 'j':
             json = 1;
             break;
         case 'd':
-            device = (int)strtol(optarg, &end, 10);
-            if (*end || !*optarg || device < 0)
+            if (gf_parse_int("--device", optarg, 0, 1023, &device))
                 status = usage_error("--device: not a GPU number: ", optarg);
             break;
         case 'h':
             fputs(usage_line, stdout);
             fputs("\nExperiments (default: all):\n", stdout);
-            for (int i = 0; i < NEXP; i++)
-                printf("  %-10s %s\n", experiments[i].name, experiments[i].description);
+            printf("  %-10s device-to-device copy: the floor (always runs first)\n", "copy");
+            for (int i = 1; i + 1 < nexp; i++) {
+                printf("  %-10s stages:", exps[i].name);
+                for (int s = 0; gf_stages[s]; s++)
+                    if (!strcmp(gf_stages[s]->group, exps[i].name))
+                        printf(" %s (%d variants)", gf_stages[s]->name,
+                               gf_stage_nvariants(gf_stages[s]));
+                fputc('\n', stdout);
+            }
+            printf("  %-10s matrix multiply: naive against 16x16 shared tiles, any size\n",
+                   "matmul");
             free(b);
             return 0;
         case ':':
@@ -625,8 +735,8 @@ int gf_bench_main(int argc, char **argv)
     }
     for (; optind < argc; optind++) {
         int found = 0;
-        for (int i = 0; i < NEXP; i++)
-            if (!strcmp(argv[optind], experiments[i].name))
+        for (int i = 0; i < nexp; i++)
+            if (!strcmp(argv[optind], exps[i].name))
                 want[i] = found = any = 1;
         if (!found) {
             status = usage_error("unknown experiment ", argv[optind]);
@@ -635,7 +745,7 @@ int gf_bench_main(int argc, char **argv)
     }
     if (gf_gpu_open(device, &b->gpu, b->t.device, sizeof b->t.device)) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());
-        status = 69;
+        status = -GF_ENOGPU;
         goto done;
     }
     gf_gpu_versions(b->t.driver, sizeof b->t.driver, b->t.runtime, sizeof b->t.runtime);
@@ -643,20 +753,23 @@ int gf_bench_main(int argc, char **argv)
     if (!gf_npp_box)
         note(b, "NPP peers not built in (make PEERS=1)");
     want[0] = 1; /* copy defines the floor */
-    for (int i = 0; i < NEXP && rc == 0; i++)
+    for (int i = 0; i < nexp && rc == 0; i++)
         if (want[i] || !any)
-            rc = experiments[i].run(b);
+            rc = exps[i].run(b, exps[i].name);
     if (rc) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());
         status = -rc;
-    } else if (b->t.failed) {
+    } else if (b->t.t.failed) {
         fprintf(stderr, "gpufilt: bench: a check failed\n");
-        status = 70;
+        status = -GF_EINTERNAL;
     }
-    if (json)
-        gf_bench_print_json(&b->t, stdout);
-    else
+    if (json) {
+        json_t *j = gf_bench_json(&b->t);
+        gf_json_line(j, stdout);
+        json_decref(j);
+    } else {
         gf_bench_print_text(&b->t, stdout);
+    }
     gf_gpu_close(b->gpu);
 done:
     free(b);

@@ -1,474 +1,556 @@
-/* cli.c - options -> an ordered list of stages (getopt_long), usage and --help. */
+/* cli.c - the command line -> a plan (getopt_long). The long options are
+ * this file's table plus every stage's own options from the registry; so is
+ * --help. Parsing is the table walk, then small finishing steps. */
 #include "cli.h"
 
-#include "batch.h"
-#include "stages/orient.h"
-#include "stages/report_file.h"
-
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "batch/naming.h"
+#include "report/files.h"
+
+#define MAX_OPTS 96     /* stage and cli options together */
+#define MAX_PENDING 32  /* settings and modifiers on one command line */
+#define HELP_COL 26     /* where --help's descriptions start */
+#define HELP_WIDTH 79
+
 enum {
-    OPT_MEAN = 256,
-    OPT_BORDER,
-    OPT_SHARED,
-    OPT_NO_SHARED,
-    OPT_VARIANT,
-    OPT_BACKEND,
-    OPT_DEVICE,
-    OPT_COMPARE,
-    OPT_TIMINGS,
-    OPT_FORMAT,
-    OPT_PNG_LEVEL,
-    OPT_MAX_PIXELS,
-    OPT_MAX_FILE_SIZE,
-    OPT_FORCE,
-    OPT_VERSION,
-    OPT_TRANSPOSE,
-    OPT_TRANSVERSE,
-    OPT_ROTATE,
-    OPT_FLIP,
-    OPT_FLOP,
-    OPT_HIST,
-    OPT_HIST_LOG,
-    OPT_HIST_CHANNELS,
-    OPT_STATS,
-    OPT_COLSUM,
-    OPT_ROWSUM,
-    OPT_FILES_FROM,
-    OPT_SHARD,
-    OPT_JOBS,
-    OPT_SKIP_EXISTING,
+    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_FORCE,
+    O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
+    O_AUTO_ORIENT, O_STATS,
+    O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
+    O_MAX_PIXELS, O_MAX_FILE_SIZE, O_HELP, O_VERSION,
+    O_STAGE = 1000 /* + index into the stage-option map */
 };
 
-static const struct option long_options[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"mean", required_argument, NULL, OPT_MEAN},
-    {"transpose", no_argument, NULL, OPT_TRANSPOSE},
-    {"transverse", no_argument, NULL, OPT_TRANSVERSE},
-    {"rotate", required_argument, NULL, OPT_ROTATE},
-    {"flip", no_argument, NULL, OPT_FLIP},
-    {"flop", no_argument, NULL, OPT_FLOP},
-    {"hist", required_argument, NULL, OPT_HIST},
-    {"hist-log", no_argument, NULL, OPT_HIST_LOG},
-    {"hist-channels", required_argument, NULL, OPT_HIST_CHANNELS},
-    {"stats", no_argument, NULL, OPT_STATS},
-    {"colsum", required_argument, NULL, OPT_COLSUM},
-    {"rowsum", required_argument, NULL, OPT_ROWSUM},
-    {"border", required_argument, NULL, OPT_BORDER},
-    {"shared", no_argument, NULL, OPT_SHARED},
-    {"no-shared", no_argument, NULL, OPT_NO_SHARED},
-    {"variant", required_argument, NULL, OPT_VARIANT},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"compare", no_argument, NULL, OPT_COMPARE},
-    {"quiet", no_argument, NULL, 'q'},
-    {"timings", required_argument, NULL, OPT_TIMINGS},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
-    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-    {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"files-from", required_argument, NULL, OPT_FILES_FROM},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
+typedef struct cli_opt {
+    const char *name;
+    char short_name; /* or 0 */
+    const char *arg; /* the argument's name, or NULL for a flag */
+    int id;
+    const char *section;
+    const char *help;
+} cli_opt;
+
+/* Sections of --help, in order; "Stages" and "Stage settings" list the
+ * registry's options. */
+static const char *const sections[] = {"Input", "Stages", "Stage settings", "Kernels", "Output",
+                                       "Batches (several inputs, or --files-from)",
+                                       "Backend and reports", "Limits", ""};
+
+static const cli_opt cli_opts[] = {
+    {"stats", 0, NULL, O_STATS, "Stage settings",
+     "histogram statistics as key=value lines on stdout (a histogram at the end if no --hist)"},
+    {"shared", 0, NULL, O_SHARED, "Kernels",
+     "the shared-memory kernel of each stage that has one"},
+    {"no-shared", 0, NULL, O_NO_SHARED, "Kernels", "the global-memory kernels"},
+    {"variant", 0, "NAME", O_VARIANT, "Kernels",
+     "the kernel variant NAME of each stage that has it (see the list below)"},
+    {"output", 'o', "FILE", O_OUTPUT, "Output",
+     "write the image to FILE ('-': stdout); not needed with a report stage or --compare"},
+    {"format", 0, "png|pgm|jpeg", O_FORMAT, "Output",
+     "output format (default: from FILE's extension; PNG for - and directories)"},
+    {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
+    {"quality", 0, "N", O_QUALITY, "Output", "JPEG quality 1-100 (default 90)"},
+    {"force", 0, NULL, O_FORCE, "Output", "allow FILE to be the input file"},
+    {"files-from", 0, "FILE", O_FILES_FROM, "Batches (several inputs, or --files-from)",
+     "input paths, one a line ('-': stdin)"},
+    {"null", '0', NULL, O_NULL, "Batches (several inputs, or --files-from)",
+     "--files-from names end with NUL (find -print0)"},
+    {"shard", 0, "K/N", O_SHARD, "Batches (several inputs, or --files-from)",
+     "only the K-th of N slices of the list (1 <= K <= N)"},
+    {"jobs", 0, "N", O_JOBS, "Batches (several inputs, or --files-from)",
+     "CPU workers (default: one per core)"},
+    {"skip-existing", 0, NULL, O_SKIP_EXISTING, "Batches (several inputs, or --files-from)",
+     "skip inputs whose outputs all exist"},
+    {"dry-run", 0, NULL, O_DRY_RUN, "Batches (several inputs, or --files-from)",
+     "list what would be read and written, and any collisions; write nothing"},
+    {"backend", 0, "auto|cuda|cpu", O_BACKEND, "Backend and reports",
+     "auto (default): the GPU when it is the faster way, else the CPU"},
+    {"device", 0, "N", O_DEVICE, "Backend and reports", "GPU number (default 0)"},
+    {"compare", 0, NULL, O_COMPARE, "Backend and reports",
+     "run and time every variant, check each against the CPU reference"},
+    {"timings", 0, "text|json", O_TIMINGS, "Backend and reports",
+     "timing report format on stderr (default text)"},
+    {"quiet", 'q', NULL, O_QUIET, "Backend and reports", "no timings, statistics or notices"},
+    {"max-pixels", 0, "N", O_MAX_PIXELS, "Limits",
+     "largest width x height (default 268435456)"},
+    {"max-file-size", 0, "N", O_MAX_FILE_SIZE, "Limits",
+     "largest input file in bytes (default 1073741824)"},
+    {"help", 'h', NULL, O_HELP, "", "this help"},
+    {"version", 0, NULL, O_VERSION, "", "version"},
+};
+#define N_CLI_OPTS (int)(sizeof cli_opts / sizeof cli_opts[0])
+
+/* --plot-size: a report modifier of every report stage, so it lives here. */
+static int parse_plot_size(gf_stage *s, const char *arg)
+{
+    int w, h;
+    char *x = strchr(arg, 'x');
+    char buf[32];
+
+    if (!x || (size_t)(x - arg) >= sizeof buf)
+        return gf_err(GF_EUSAGE, NULL, "--plot-size: '%s' is not WxH", arg);
+    memcpy(buf, arg, (size_t)(x - arg));
+    buf[x - arg] = 0;
+    if (gf_parse_int("--plot-size width", buf, GF_PLOT_MIN_SIDE, GF_PLOT_MAX_SIDE, &w) ||
+        gf_parse_int("--plot-size height", x + 1, GF_PLOT_MIN_SIDE, GF_PLOT_MAX_SIDE, &h))
+        return GF_EUSAGE;
+    if (!gf_stage_is_report(s))
+        return 1;
+    s->mods.plot_w = w;
+    s->mods.plot_h = h;
+    return 0;
+}
+
+static const gf_stage_opt report_opts[] = {
+    {"plot-size", "WxH", "size of the plots after it, in pixels (default 800x450)",
+     GF_OPT_MODIFIER, parse_plot_size},
+    {NULL, NULL, NULL, 0, NULL},
 };
 
-static const char help_text[] =
-    "Image filters on the GPU: box mean, transpose, rotate, flip, histograms and\n"
-    "projection profiles; with a CPU fallback.\n"
-    "\n"
-    "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
-    "stdin); colour becomes 8-bit luma (77 R + 150 G + 29 B) >> 8.\n"
-    "Stages run in the order given, on the GPU when one is usable.\n"
-    "\n"
-    "Stages:\n"
-    "      --mean 3|5          box mean (box filter), rounded to nearest\n"
-    "      --transpose         swap the axes (numpy a.T)\n"
-    "      --transverse        reflect about the anti-diagonal\n"
-    "      --rotate 90|180|270 rotate clockwise\n"
-    "      --flip              mirror top to bottom\n"
-    "      --flop              mirror left to right\n"
-    "      --hist FILE         256-bin histogram: FILE.csv, .json, .png plot, or -\n"
-    "                          (CSV on stdout); statistics on stderr\n"
-    "      --colsum FILE       column sums (vertical projection profile)\n"
-    "      --rowsum FILE       row sums (horizontal projection profile)\n"
-    "      --stats             histogram statistics as key=value lines on stdout\n"
-    "\n"
-    "Stage options:\n"
-    "      --border MODE       replicate (default), reflect101, constant[=V]\n"
-    "      --shared            shared-memory kernels (the default)\n"
-    "      --no-shared         global-memory kernels\n"
-    "      --variant NAME      kernel variant by name (global, shared, vector,\n"
-    "                          byte, word, split, warp)\n"
-    "      --hist-log          plot histograms on a log scale\n"
-    "      --hist-channels C   luma (default) or rgb: also count the decoded\n"
-    "                          image's R, G and B\n"
-    "\n"
-    "Output:\n"
-    "  -o, --output FILE       write the image to FILE ('-' is stdout); not needed\n"
-    "                          when a report stage or --compare is given\n"
-    "      --format png|pgm    output format (default: from FILE's extension)\n"
-    "      --png-level N       PNG deflate level 0-12 (default 1)\n"
-    "      --force             allow FILE to be the input file\n"
-    "\n"
-    "Batches (several inputs, or --files-from):\n"
-    "  -o DIR/ or TEMPLATE     outputs in DIR, or named by a template of {stem},\n"
-    "                          {name}, {ext}, {dir} and {index}; reports too\n"
-    "      --files-from FILE   input paths, one a line ('-' is stdin)\n"
-    "      --shard K/N         only the K-th of N slices of the list (1 <= K <= N)\n"
-    "      --jobs N            CPU workers decoding and encoding (default: cores)\n"
-    "      --skip-existing     skip inputs whose outputs all exist\n"
-    "\n"
-    "Backend and reports:\n"
-    "      --backend B         auto (default), cuda or cpu\n"
-    "      --device N          GPU number (default 0)\n"
-    "      --compare           run and time every variant, check each against\n"
-    "                          the CPU reference\n"
-    "      --timings text|json timing report format on stderr (default text)\n"
-    "  -q, --quiet             no timings or notices\n"
-    "\n"
-    "Limits:\n"
-    "      --max-pixels N      largest width x height (default 268435456)\n"
-    "      --max-file-size N   largest input file in bytes (default 1073741824)\n"
-    "\n"
-    "  -h, --help              this help\n"
-    "      --version           version\n"
-    "\n"
-    "Exit status: 0 ok, 64 usage, 65 bad input data, 66 input unreadable,\n"
-    "69 no GPU with --backend cuda, 70 internal error or variant mismatch,\n"
-    "73 cannot create output, 74 write error. See gpufilt(1).\n";
+/* Every stage option, with the stage kind that owns it (NULL: any report
+ * stage). */
+typedef struct stage_opt {
+    const gf_stage_ops *owner;
+    const gf_stage_opt *opt;
+} stage_opt;
+
+static int collect_stage_opts(stage_opt *map, int max)
+{
+    int n = 0;
+
+    for (int i = 0; gf_stages[i]; i++)
+        for (const gf_stage_opt *o = gf_stages[i]->opts; o && o->name && n < max; o++)
+            map[n++] = (stage_opt){gf_stages[i], o};
+    for (const gf_stage_opt *o = report_opts; o->name && n < max; o++)
+        map[n++] = (stage_opt){NULL, o};
+    return n;
+}
 
 void gf_cli_usage(FILE *f)
 {
-    fputs("usage: gpufilt [OPTIONS] INPUT [-o OUTPUT] [STAGE...]  (gpufilt --help)\n", f);
+    fputs("usage: gpufilt [OPTIONS] INPUT... [-o OUTPUT] [STAGE...]  (gpufilt --help)\n", f);
 }
 
-/* Parses a whole unsigned decimal in [lo, hi]. */
-static int parse_u64(const char *s, unsigned long long lo, unsigned long long hi,
-                     unsigned long long *v)
+/* One --help entry: "  -o, --output FILE" then the text, wrapped. */
+static void help_line(FILE *f, char short_name, const char *name, const char *arg,
+                      const char *text)
 {
-    char *end;
+    char head[64];
+    int col;
 
-    if (!s[0] || s[0] == '-' || s[0] == '+')
-        return -1;
-    errno = 0;
-    *v = strtoull(s, &end, 10);
-    return (errno || *end || *v < lo || *v > hi) ? -1 : 0;
+    snprintf(head, sizeof head, "  %c%c%s--%s%s%s", short_name ? '-' : ' ',
+             short_name ? short_name : ' ', short_name ? ", " : "  ", name, arg ? " " : "",
+             arg ? arg : "");
+    col = fprintf(f, "%s", head);
+    if (col >= HELP_COL - 1) {
+        fputc('\n', f);
+        col = 0;
+    }
+    while (*text) {
+        int room = HELP_WIDTH - HELP_COL, len = (int)strlen(text);
+        if (len > room) {
+            len = room;
+            while (len > 0 && text[len] != ' ')
+                len--;
+            if (len == 0)
+                len = room;
+        }
+        fprintf(f, "%*s%.*s\n", HELP_COL - col, "", len, text);
+        col = 0;
+        text += len;
+        while (*text == ' ')
+            text++;
+    }
 }
 
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *v)
+static void help(FILE *f, const stage_opt *map, int nmap)
 {
-    unsigned long long u;
+    gf_cli_usage(f);
+    fputs("Image filters on the GPU: box mean, threshold, transpose, rotate, flip,\n"
+          "histograms and projection profiles; with a CPU fallback that gives the same\n"
+          "bytes.\n\n"
+          "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
+          "stdin). Colour PNG, BMP and PPM become 8-bit luma (77 R + 150 G + 29 B) >> 8;\n"
+          "a JPEG gives its own luma (Y) component, as libjpeg-turbo decodes it.\n"
+          "Stages run in the order given.\n",
+          f);
+    for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
+        const char *name = sections[sec];
+        fprintf(f, "\n%s%s", name, name[0] ? ":\n" : "");
+        for (int i = 0; i < nmap; i++) {
+            int is_add = map[i].opt->kind == GF_OPT_ADD;
+            if ((!strcmp(name, "Stages") && is_add) || (!strcmp(name, "Stage settings") && !is_add))
+                help_line(f, 0, map[i].opt->name, map[i].opt->arg, map[i].opt->help);
+        }
+        for (int i = 0; i < N_CLI_OPTS; i++)
+            if (!strcmp(cli_opts[i].section, name))
+                help_line(f, cli_opts[i].short_name, cli_opts[i].name, cli_opts[i].arg,
+                          cli_opts[i].help);
+        if (!strcmp(name, "Kernels")) {
+            fputs("  variants:", f);
+            for (int s = 0; gf_stages[s]; s++) {
+                fprintf(f, " %s (", gf_stages[s]->name);
+                for (int v = 0; gf_stages[s]->variants[v].name; v++)
+                    fprintf(f, "%s%s", v ? ", " : "", gf_stages[s]->variants[v].name);
+                fputs(gf_stages[s + 1] ? ")" : ")\n", f);
+                if (s % 3 == 2 && gf_stages[s + 1])
+                    fputs("\n           ", f);
+            }
+        }
+    }
+    fputs("\nExit status: 0 ok, 64 usage, 65 bad input data, 66 input unreadable,\n"
+          "69 no GPU where one is required, 70 internal error or variant mismatch,\n"
+          "73 cannot create output, 74 write error; 128+N after signal N.\n"
+          "See gpufilt(1).\n",
+          f);
+}
 
-    if (parse_u64(s, (unsigned long long)lo, (unsigned long long)hi, &u))
-        return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not a number in %d..%d", opt, s, lo, hi);
-    *v = (int)u;
+/* A setting or modifier seen on the command line. */
+typedef struct pending {
+    const stage_opt *so;
+    const char *arg;
+    int used;
+} pending;
+
+typedef struct parse_state {
+    gf_plan *p;
+    pending settings[MAX_PENDING], modifiers[MAX_PENDING];
+    int nsettings, nmodifiers;
+    const char *variant; /* --variant NAME, --shared, --no-shared */
+    const char *variant_opt;
+    int plain_format;    /* --format given */
+} parse_state;
+
+/* Checks a setting's or modifier's argument on a scratch stage of its
+ * owner (a histogram for a report modifier that any report stage takes). */
+static int check_arg(const stage_opt *so, const char *arg)
+{
+    gf_stage scratch;
+    int rc;
+
+    gf_stage_init(&scratch, so->owner ? so->owner : gf_stage_find("hist"));
+    rc = so->opt->parse(&scratch, arg);
+    return rc < 0 ? rc : 0;
+}
+
+static int add_stage(parse_state *ps, const stage_opt *so, const char *arg)
+{
+    gf_plan *p = ps->p;
+    gf_stage *s;
+    int rc;
+
+    if (p->nstages == GF_MAX_STAGES)
+        return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
+    s = &p->stages[p->nstages];
+    gf_stage_init(s, so->owner);
+    if ((rc = so->opt->parse(s, arg)) < 0)
+        return rc;
+    p->nstages++;
+    for (int i = 0; gf_stage_is_report(s) && i < ps->nmodifiers; i++) {
+        rc = ps->modifiers[i].so->opt->parse(s, ps->modifiers[i].arg);
+        if (rc < 0)
+            return rc;
+        ps->modifiers[i].used |= rc == 0;
+    }
     return 0;
 }
 
-static int parse_border(const char *s, gf_border *b)
+static int stage_option(parse_state *ps, const stage_opt *so, const char *arg)
 {
-    b->value = 0;
-    if (!strcmp(s, "replicate"))
-        b->mode = GF_BORDER_REPLICATE;
-    else if (!strcmp(s, "reflect101"))
-        b->mode = GF_BORDER_REFLECT101;
-    else if (!strcmp(s, "constant"))
-        b->mode = GF_BORDER_CONSTANT;
-    else if (!strncmp(s, "constant=", 9)) {
-        b->mode = GF_BORDER_CONSTANT;
-        return parse_int("--border constant", s + 9, 0, 255, &b->value);
-    } else
-        return gf_err(GF_EUSAGE, NULL,
-                      "--border: '%s' is not replicate, reflect101 or constant[=V]", s);
+    pending *list;
+    int *n, rc;
+
+    if (so->opt->kind == GF_OPT_ADD)
+        return add_stage(ps, so, arg);
+    if ((rc = check_arg(so, arg)))
+        return rc;
+    list = so->opt->kind == GF_OPT_SETTING ? ps->settings : ps->modifiers;
+    n = so->opt->kind == GF_OPT_SETTING ? &ps->nsettings : &ps->nmodifiers;
+    if (*n == MAX_PENDING)
+        return gf_err(GF_EUSAGE, NULL, "too many stage settings");
+    list[(*n)++] = (pending){so, arg, 0};
     return 0;
 }
 
-static int add_stage(gf_options *o, const gf_stage_ops *ops);
+static int parse_shard(gf_plan *p, const char *arg)
+{
+    const char *slash = strchr(arg, '/');
+    char k[24];
 
-/* --stats alone adds a histogram at the end; outputs must be distinct and
- * at most one of them standard output. */
-static int check_reports(gf_options *o)
+    if (!slash || (size_t)(slash - arg) >= sizeof k)
+        return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N", arg);
+    memcpy(k, arg, (size_t)(slash - arg));
+    k[slash - arg] = 0;
+    if (gf_parse_int("--shard N", slash + 1, 1, 1000000, &p->shard_n) ||
+        gf_parse_int("--shard K", k, 1, p->shard_n, &p->shard_k))
+        return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N <= 1000000",
+                      arg);
+    return 0;
+}
+
+static int choose(const char *opt, const char *arg, const char *const *names, int *v)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(arg, names[i])) {
+            *v = i;
+            return 0;
+        }
+    return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not one of %s%s%s%s%s", opt, arg, names[0],
+                  names[1] ? ", " : "", names[1] ? names[1] : "", names[2] ? ", " : "",
+                  names[2] ? names[2] : "");
+}
+
+static int cli_option(parse_state *ps, int id, const char *arg, int *done)
+{
+    static const char *const backends[] = {"auto", "cuda", "cpu", NULL};
+    static const char *const timings[] = {"text", "json", NULL};
+    gf_plan *p = ps->p;
+    int v, rc = 0;
+
+    switch (id) {
+    case O_OUTPUT: p->output = arg; break;
+    case O_FORMAT:
+        if ((p->format = gf_format_parse(arg)) == GF_FMT_NONE)
+            return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png, pgm or jpeg", arg);
+        ps->plain_format = 1;
+        break;
+    case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);
+    case O_QUALITY: return gf_parse_int("--quality", arg, 1, 100, &p->jpeg_quality);
+    case O_FORCE: p->force = 1; break;
+    case O_FILES_FROM: p->files_from = arg; break;
+    case O_NULL: p->files_null = 1; break;
+    case O_SHARD: return parse_shard(p, arg);
+    case O_JOBS: return gf_parse_int("--jobs", arg, 1, 1024, &p->jobs);
+    case O_SKIP_EXISTING: p->skip_existing = 1; break;
+    case O_DRY_RUN: p->dry_run = 1; break;
+    case O_AUTO_ORIENT: p->auto_orient = 1; break;
+    case O_STATS: p->stats = 1; break;
+    case O_SHARED: ps->variant = "shared"; ps->variant_opt = "--shared"; break;
+    case O_NO_SHARED: ps->variant = "global"; ps->variant_opt = "--no-shared"; break;
+    case O_VARIANT: ps->variant = arg; ps->variant_opt = "--variant"; break;
+    case O_BACKEND:
+        if ((rc = choose("--backend", arg, backends, &v)) == 0)
+            p->backend = (gf_backend)v;
+        return rc;
+    case O_DEVICE: return gf_parse_int("--device", arg, 0, 1023, &p->device);
+    case O_COMPARE: p->compare = 1; break;
+    case O_TIMINGS:
+        if ((rc = choose("--timings", arg, timings, &v)) == 0)
+            p->timings = (gf_timings)v;
+        return rc;
+    case O_QUIET: p->quiet = 1; break;
+    case O_MAX_PIXELS:
+        return gf_parse_u64("--max-pixels", arg, 1, UINT64_MAX, &p->limits.max_pixels);
+    case O_MAX_FILE_SIZE:
+        return gf_parse_u64("--max-file-size", arg, 1, UINT64_MAX, &p->limits.max_file_bytes);
+    case O_HELP:
+    case O_VERSION: *done = id; break;
+    }
+    return rc;
+}
+
+/* Operands: the inputs; "-" only alone. */
+static int finish_inputs(gf_plan *p, int argc, char **argv)
+{
+    p->inputs = argv + optind;
+    p->ninputs = argc - optind;
+    p->batch = p->ninputs > 1 || p->files_from;
+    if (!p->ninputs && !p->files_from)
+        return gf_err(GF_EUSAGE, NULL, "no input file");
+    for (int i = 0; i < p->ninputs && p->batch; i++)
+        if (!strcmp(p->inputs[i], "-"))
+            return gf_err(GF_EUSAGE, NULL, "'-' (stdin) can only be the one input");
+    if (p->files_null && !p->files_from)
+        return gf_err(GF_EUSAGE, NULL, "--null needs --files-from");
+    return 0;
+}
+
+/* Settings apply to every stage of their kind; a modifier must precede a
+ * report stage it applies to. */
+static int finish_settings(parse_state *ps)
+{
+    gf_plan *p = ps->p;
+
+    for (int i = 0; i < ps->nsettings; i++)
+        for (int s = 0; s < p->nstages; s++)
+            if (p->stages[s].ops == ps->settings[i].so->owner) {
+                int rc = ps->settings[i].so->opt->parse(&p->stages[s], ps->settings[i].arg);
+                if (rc < 0)
+                    return rc;
+            }
+    for (int i = 0; i < ps->nmodifiers; i++)
+        if (!ps->modifiers[i].used)
+            return gf_err(GF_EUSAGE, NULL,
+                          "--%s: no report stage that it applies to follows it (a modifier "
+                          "applies to the report stages given after it)",
+                          ps->modifiers[i].so->opt->name);
+    return 0;
+}
+
+/* --stats alone adds a histogram at the end; report files have known types,
+ * outputs are distinct and at most one of them is stdout. */
+static int finish_reports(gf_plan *p)
 {
     const char *outs[GF_MAX_STAGES + 1];
-    int n = 0, has_hist = 0, stdout_users = 0;
+    int n = 0, has_hist = 0, stdout_users = p->stats;
+    const gf_stage_ops *hist = gf_stage_find("hist");
 
-    for (int i = 0; i < o->nstages; i++)
-        has_hist |= o->stages[i].ops == &gf_stage_hist;
-    if (o->report.stats && !has_hist) {
-        int rc = add_stage(o, &gf_stage_hist);
-        if (rc)
-            return rc;
-        o->stages[o->nstages - 1].u.report.path = NULL;
+    for (int i = 0; i < p->nstages; i++)
+        has_hist |= p->stages[i].ops == hist;
+    if (p->stats && !has_hist) {
+        if (p->nstages == GF_MAX_STAGES)
+            return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
+        gf_stage_init(&p->stages[p->nstages++], hist);
     }
-    if (o->output)
-        outs[n++] = o->output;
-    for (int i = 0; i < o->nstages; i++)
-        if (gf_stage_is_report(&o->stages[i]) && o->stages[i].u.report.path)
-            outs[n++] = o->stages[i].u.report.path;
+    if (p->output)
+        outs[n++] = p->output;
+    for (int i = 0; i < p->nstages; i++) {
+        const char *path = p->stages[i].path;
+        if (!gf_stage_is_report(&p->stages[i]) || !path)
+            continue;
+        if (gf_report_type_of(path) == GF_REPORT_NONE)
+            return gf_err(GF_EUSAGE, path,
+                          "report file must end in .csv, .json, .png or .svg, or be -");
+        outs[n++] = path;
+    }
     for (int i = 0; i < n; i++) {
+        char buf[4096];
+        int rc;
+        if (!outs[i][0])
+            return gf_err(GF_EUSAGE, NULL, "an output name is empty");
         stdout_users += !strcmp(outs[i], "-");
         for (int j = 0; j < i; j++)
             if (strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
                 return gf_err(GF_EUSAGE, outs[i], "named as more than one output");
+        if ((rc = gf_expand_template(outs[i], "dir/file.png", 1, buf, sizeof buf)))
+            return rc; /* every template field known */
     }
-    for (int i = 0; i < n; i++) { /* templates: every field known */
-        char buf[4096];
-        int rc = gf_expand_template(outs[i], "dir/file.png", 1, buf, sizeof buf);
-        if (rc)
-            return rc;
-    }
-    if (stdout_users + o->report.stats > 1)
+    if (stdout_users > 1)
         return gf_err(GF_EUSAGE, NULL, "only one output may go to stdout ('-' or --stats)");
     return 0;
 }
 
-static int add_stage(gf_options *o, const gf_stage_ops *ops)
+/* --variant NAME, --shared, --no-shared: each stage that has the variant
+ * uses it; --variant must name one that some stage has. */
+static int finish_variants(parse_state *ps)
 {
-    if (o->nstages == GF_MAX_STAGES)
-        return gf_err(GF_EUSAGE, NULL, "more than %d stages", GF_MAX_STAGES);
-    memset(&o->stages[o->nstages], 0, sizeof o->stages[0]);
-    o->stages[o->nstages].ops = ops;
-    o->stages[o->nstages++].variant = -1;
+    gf_plan *p = ps->p;
+    int found = 0;
+
+    if (!ps->variant)
+        return 0;
+    for (int i = 0; i < p->nstages; i++) {
+        int v = gf_stage_variant_index(p->stages[i].ops, ps->variant);
+        if (v >= 0) {
+            p->stages[i].variant = v;
+            found = 1;
+        }
+    }
+    if (!found && !strcmp(ps->variant_opt, "--variant"))
+        return gf_err(GF_EUSAGE, NULL, "no stage has a kernel variant '%s'", ps->variant);
     return 0;
 }
 
-int gf_cli_parse(int argc, char **argv, gf_options *o)
+/* The image output: a name, a directory or a template, its format, and
+ * whether anything is asked for at all. */
+static int finish_output(parse_state *ps)
 {
-    const char *variant = NULL;
-    gf_border border = {GF_BORDER_REPLICATE, 0};
-    int c, rc, v, reports = 0;
-    unsigned long long u;
+    gf_plan *p = ps->p;
+    const char *o = p->output;
+    struct stat st;
+    int reports = 0;
 
-    memset(o, 0, sizeof *o);
-    o->png_level = GF_DEFAULT_PNG_LEVEL;
-    o->limits.max_pixels = GF_DEFAULT_MAX_PIXELS;
-    o->limits.max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES;
+    for (int i = 0; i < p->nstages; i++)
+        reports += gf_stage_is_report(&p->stages[i]);
+    if (!o) {
+        if (!p->compare && !reports)
+            return gf_err(GF_EUSAGE, NULL,
+                          "no output: give -o FILE, a report stage (--hist, --colsum, --rowsum, "
+                          "--stats) or --compare");
+        return 0;
+    }
+    if (!strcmp(o, "-")) {
+        if (p->batch)
+            return gf_err(GF_EUSAGE, NULL, "-o -: a batch cannot write its images to stdout");
+        if (!p->format)
+            p->format = GF_FMT_PNG;
+        return 0;
+    }
+    p->output_dir = o[strlen(o) - 1] == '/' || (stat(o, &st) == 0 && S_ISDIR(st.st_mode)) ||
+                    (p->batch && !strchr(o, '{'));
+    if (p->output_dir) {
+        if (!p->format)
+            p->format = GF_FMT_PNG;
+        return 0;
+    }
+    return gf_format_check_name(o, &p->format, ps->plain_format);
+}
+
+int gf_cli_parse(int argc, char **argv, gf_plan *p)
+{
+    static parse_state ps; /* large; parsing runs once, before any thread */
+    struct option longopts[MAX_OPTS + 1];
+    stage_opt map[MAX_OPTS];
+    char shortopts[16] = ":";
+    int nmap = collect_stage_opts(map, MAX_OPTS), n = 0, c, rc, done = 0;
+
+    memset(p, 0, sizeof *p);
+    memset(&ps, 0, sizeof ps);
+    ps.p = p;
+    p->png_level = GF_DEFAULT_PNG_LEVEL;
+    p->jpeg_quality = GF_DEFAULT_JPEG_QUALITY;
+    p->limits.max_pixels = GF_DEFAULT_MAX_PIXELS;
+    p->limits.max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES;
+    for (int i = 0; i < N_CLI_OPTS; i++) {
+        longopts[n++] = (struct option){cli_opts[i].name,
+                                        cli_opts[i].arg ? required_argument : no_argument, NULL,
+                                        cli_opts[i].id};
+        if (cli_opts[i].short_name) {
+            size_t len = strlen(shortopts);
+            shortopts[len] = cli_opts[i].short_name;
+            shortopts[len + 1] = cli_opts[i].arg ? ':' : 0;
+            shortopts[len + 2] = 0;
+        }
+    }
+    for (int i = 0; i < nmap && n < MAX_OPTS; i++)
+        longopts[n++] = (struct option){map[i].opt->name,
+                                        map[i].opt->arg ? required_argument : no_argument, NULL,
+                                        O_STAGE + i};
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+
     opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            o->output = optarg;
-            break;
-        case OPT_MEAN:
-            if (strcmp(optarg, "3") && strcmp(optarg, "5"))
-                return gf_err(GF_EUSAGE, NULL, "--mean: size must be 3 or 5, not '%s'", optarg);
-            if ((rc = add_stage(o, &gf_stage_mean)))
-                return rc;
-            o->stages[o->nstages - 1].u.mean.ksize = optarg[0] - '0';
-            break;
-        case OPT_TRANSPOSE:
-        case OPT_TRANSVERSE:
-        case OPT_ROTATE:
-        case OPT_FLIP:
-        case OPT_FLOP: {
-            int op = c == OPT_TRANSPOSE    ? GF_TRANSPOSE
-                     : c == OPT_TRANSVERSE ? GF_TRANSVERSE
-                     : c == OPT_FLIP       ? GF_FLIP
-                     : c == OPT_FLOP       ? GF_FLOP
-                     : !strcmp(optarg, "90")  ? GF_ROTATE90
-                     : !strcmp(optarg, "180") ? GF_ROTATE180
-                     : !strcmp(optarg, "270") ? GF_ROTATE270
-                                              : -1;
-            if (op < 0)
-                return gf_err(GF_EUSAGE, NULL, "--rotate: angle must be 90, 180 or 270, not '%s'",
-                              optarg);
-            if ((rc = add_stage(o, gf_orient_swaps(op) ? &gf_stage_transpose : &gf_stage_mirror)))
-                return rc;
-            o->stages[o->nstages - 1].u.orient.op = op;
-            break;
+    optind = 0; /* 0: glibc starts afresh (parsing may run more than once) */
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c >= O_STAGE)
+            rc = stage_option(&ps, &map[c - O_STAGE], optarg);
+        else if (c == ':')
+            rc = gf_err(GF_EUSAGE, NULL, "option %s needs an argument", argv[optind - 1]);
+        else if (c == '?')
+            rc = optopt ? gf_err(GF_EUSAGE, NULL, "unknown option -%c", optopt)
+                        : gf_err(GF_EUSAGE, NULL, "unknown option %s", argv[optind - 1]);
+        else {
+            for (int i = 0; i < N_CLI_OPTS; i++) /* short options map to their ids */
+                if (cli_opts[i].short_name && c == cli_opts[i].short_name)
+                    c = cli_opts[i].id;
+            rc = cli_option(&ps, c, optarg, &done);
         }
-        case OPT_HIST:
-        case OPT_COLSUM:
-        case OPT_ROWSUM:
-            if (gf_report_type_of(optarg) == GF_REPORT_NONE)
-                return gf_err(GF_EUSAGE, optarg,
-                              "report file must end in .csv, .json or .png, or be -");
-            if ((rc = add_stage(o, c == OPT_HIST     ? &gf_stage_hist
-                                   : c == OPT_COLSUM ? &gf_stage_colsum
-                                                     : &gf_stage_rowsum)))
-                return rc;
-            o->stages[o->nstages - 1].u.report.path = optarg;
-            break;
-        case OPT_HIST_LOG:
-            o->report.hist_log = 1;
-            break;
-        case OPT_HIST_CHANNELS:
-            if (strcmp(optarg, "luma") && strcmp(optarg, "rgb"))
-                return gf_err(GF_EUSAGE, NULL, "--hist-channels: '%s' is not luma or rgb", optarg);
-            o->hist_rgb = !strcmp(optarg, "rgb");
-            break;
-        case OPT_STATS:
-            o->report.stats = 1;
-            break;
-        case OPT_BORDER:
-            if ((rc = parse_border(optarg, &border)))
-                return rc;
-            break;
-        case OPT_SHARED:
-            variant = "shared";
-            break;
-        case OPT_NO_SHARED:
-            variant = "global";
-            break;
-        case OPT_VARIANT:
-            variant = optarg;
-            break;
-        case OPT_BACKEND:
-            if (!strcmp(optarg, "auto"))
-                o->backend = GF_BACKEND_AUTO;
-            else if (!strcmp(optarg, "cuda"))
-                o->backend = GF_BACKEND_CUDA;
-            else if (!strcmp(optarg, "cpu"))
-                o->backend = GF_BACKEND_CPU;
-            else
-                return gf_err(GF_EUSAGE, NULL, "--backend: '%s' is not auto, cuda or cpu",
-                              optarg);
-            break;
-        case OPT_DEVICE:
-            if ((rc = parse_int("--device", optarg, 0, 1023, &o->device)))
-                return rc;
-            break;
-        case OPT_COMPARE:
-            o->compare = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case OPT_TIMINGS:
-            if (!strcmp(optarg, "text"))
-                o->timings = GF_TIMINGS_TEXT;
-            else if (!strcmp(optarg, "json"))
-                o->timings = GF_TIMINGS_JSON;
-            else
-                return gf_err(GF_EUSAGE, NULL, "--timings: '%s' is not text or json", optarg);
-            break;
-        case OPT_FORMAT:
-            if (!strcmp(optarg, "png"))
-                o->format = GF_FMT_PNG;
-            else if (!strcmp(optarg, "pgm"))
-                o->format = GF_FMT_PGM;
-            else
-                return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png or pgm", optarg);
-            break;
-        case OPT_PNG_LEVEL:
-            if ((rc = parse_int("--png-level", optarg, 0, 12, &o->png_level)))
-                return rc;
-            break;
-        case OPT_MAX_PIXELS:
-        case OPT_MAX_FILE_SIZE:
-            if (parse_u64(optarg, 1, UINT64_MAX, &u))
-                return gf_err(GF_EUSAGE, NULL, "--%s: '%s' is not a positive number",
-                              c == OPT_MAX_PIXELS ? "max-pixels" : "max-file-size", optarg);
-            if (c == OPT_MAX_PIXELS)
-                o->limits.max_pixels = u;
-            else
-                o->limits.max_file_bytes = u;
-            break;
-        case OPT_FORCE:
-            o->force = 1;
-            break;
-        case OPT_FILES_FROM:
-            o->files_from = optarg;
-            break;
-        case OPT_SHARD: {
-            int k, n;
-            char extra;
-            if (sscanf(optarg, "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n)
-                return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N",
-                              optarg);
-            o->shard_k = k;
-            o->shard_n = n;
-            break;
-        }
-        case OPT_JOBS:
-            if ((rc = parse_int("--jobs", optarg, 1, 1024, &o->jobs)))
-                return rc;
-            break;
-        case OPT_SKIP_EXISTING:
-            o->skip_existing = 1;
-            break;
-        case 'h':
-            gf_cli_usage(stdout);
-            fputs(help_text, stdout);
+        if (rc)
+            return rc;
+        if (done == O_HELP) {
+            help(stdout, map, nmap);
             return 1;
-        case OPT_VERSION:
+        }
+        if (done == O_VERSION) {
             printf("gpufilt %s\n", GF_VERSION);
             return 1;
-        case ':':
-            return gf_err(GF_EUSAGE, NULL, "option %s needs an argument", argv[optind - 1]);
-        default:
-            if (optopt)
-                return gf_err(GF_EUSAGE, NULL, "unknown option -%c", optopt);
-            return gf_err(GF_EUSAGE, NULL, "unknown option %s", argv[optind - 1]);
         }
     }
-    /* getopt_long moves the operands after the options. */
-    o->inputs = argv + optind;
-    o->ninputs = argc - optind;
-    o->batch = o->ninputs > 1 || o->files_from;
-    if (!o->ninputs && !o->files_from)
-        return gf_err(GF_EUSAGE, NULL, "no input file");
-    for (int i = 0; i < o->ninputs && o->batch; i++)
-        if (!strcmp(o->inputs[i], "-"))
-            return gf_err(GF_EUSAGE, NULL, "'-' (stdin) can only be the one input");
-    o->input = o->ninputs ? o->inputs[0] : NULL;
-    o->report.quiet = o->quiet;
-    if ((rc = check_reports(o)))
+    if ((rc = finish_inputs(p, argc, argv)) || (rc = finish_settings(&ps)) ||
+        (rc = finish_reports(p)) || (rc = finish_variants(&ps)) || (rc = finish_output(&ps)))
         return rc;
-
-    /* Stage-wide settings: border mode, the variant choice, RGB counts. */
-    for (int i = 0; i < o->nstages; i++) {
-        if (o->stages[i].ops == &gf_stage_mean)
-            o->stages[i].u.mean.border = border;
-        if (o->stages[i].ops == &gf_stage_hist)
-            o->stages[i].u.report.rgb = o->hist_rgb;
-        reports += gf_stage_is_report(&o->stages[i]);
-    }
-    if (variant) {
-        int found = 0;
-        for (int i = 0; i < o->nstages; i++) {
-            v = gf_stage_variant_index(o->stages[i].ops, variant);
-            if (v >= 0) {
-                o->stages[i].variant = v;
-                found = 1;
-            }
-        }
-        if (!found)
-            return gf_err(GF_EUSAGE, NULL, "no stage has a kernel variant '%s'", variant);
-    }
-
-    if (o->output) {
-        struct stat st;
-        size_t n = strlen(o->output);
-        gf_format f = gf_format_from_name(o->output);
-        o->output_dir = strcmp(o->output, "-") &&
-                        (o->output[n - 1] == '/' ||
-                         (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) ||
-                         (o->batch && !strchr(o->output, '{')));
-        if (o->output_dir && !o->format)
-            o->format = GF_FMT_PNG;
-        if (!o->format)
-            o->format = f;
-        if (!o->format)
-            return gf_err(GF_EUSAGE, NULL,
-                          "%s: cannot tell the output format from the name; use --format png|pgm",
-                          o->output);
-        if (o->batch && !strcmp(o->output, "-"))
-            return gf_err(GF_EUSAGE, NULL, "-o -: a batch cannot write its images to stdout");
-    } else if (!o->compare && !reports) {
-        return gf_err(GF_EUSAGE, NULL,
-                      "no output: give -o FILE, a report stage (--hist, --colsum, --rowsum, "
-                      "--stats) or --compare");
-    }
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sysexits.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,13 +18,13 @@ extern "C" {
 
 enum {
     GF_OK = 0,
-    GF_EUSAGE = -64,    /* EX_USAGE: bad options */
-    GF_EDATA = -65,     /* EX_DATAERR: undecodable input, or over the limits */
-    GF_ENOINPUT = -66,  /* EX_NOINPUT: input missing or unreadable */
-    GF_ENOGPU = -69,    /* EX_UNAVAILABLE: GPU required but unavailable */
-    GF_EINTERNAL = -70, /* EX_SOFTWARE: internal error, variant mismatch, CUDA error */
-    GF_ECREATE = -73,   /* EX_CANTCREAT: cannot create the output */
-    GF_EIO = -74,       /* EX_IOERR: error while writing */
+    GF_EUSAGE = -EX_USAGE,          /* 64: bad options */
+    GF_EDATA = -EX_DATAERR,         /* 65: undecodable input, or over the limits */
+    GF_ENOINPUT = -EX_NOINPUT,      /* 66: input missing or unreadable */
+    GF_ENOGPU = -EX_UNAVAILABLE,    /* 69: GPU required but unavailable */
+    GF_EINTERNAL = -EX_SOFTWARE,    /* 70: internal error, variant mismatch, CUDA error */
+    GF_ECREATE = -EX_CANTCREAT,     /* 73: cannot create the output */
+    GF_EIO = -EX_IOERR,             /* 74: error while writing */
 };
 
 /* An 8-bit single-channel image in host memory.
@@ -49,8 +50,16 @@ void gf_image_free(gf_image *im);
 int gf_err(int code, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The calling thread's last recorded message (never NULL). */
+/* The calling thread's last recorded message (never NULL). Messages longer
+ * than GF_ERRMSG_MAX bytes are cut, ending in "...". */
 const char *gf_errmsg(void);
+#define GF_ERRMSG_MAX 8192
+
+/* Parses s, a whole decimal number in [lo, hi] (no sign, no spaces, no
+ * trailing characters), into *v. Returns 0, or GF_EUSAGE with the message
+ * "OPT: 'S' is not a number in LO..HI". */
+int gf_parse_int(const char *opt, const char *s, int lo, int hi, int *v);
+int gf_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 
 /* xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
  * generators, scrambled", 2016): the next 32 random bits from *state, which
@@ -63,6 +72,9 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state);
 
 /* Monotonic wall clock in milliseconds. */
 double gf_now_ms(void);
+
+/* gf_now_ms() when main() started: the process's own clock. */
+extern double gf_process_t0;
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,9 @@ typedef struct gf_gpu gf_gpu;
  * Errors: GF_ENOGPU when no driver, no device or no such device. */
 int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n);
 
+/* The device's compute capability as major * 10 + minor (90 for an H100). */
+int gf_gpu_cc(gf_gpu *g);
+
 /* Releases everything the context allocated; NULL is allowed. */
 void gf_gpu_close(gf_gpu *g);
 
@@ -95,11 +98,11 @@ int gf_gpu_timer_start(gf_gpu *g);
 int gf_gpu_timer_stop(gf_gpu *g, double *ms);
 
 /* Device work to time: launches on `stream`, returns 0 or GF_E*. */
-typedef int (*gf_launch_fn)(void *ctx, void *stream);
+typedef int (*gf_timed_fn)(void *ctx, void *stream);
 
 /* Runs fn once to warm up, then `reps` times, each between CUDA events;
  * *median_ms receives the median in ms. Errors: as fn's, or GF_EINTERNAL. */
-int gf_gpu_time(gf_gpu *g, int reps, gf_launch_fn fn, void *ctx, double *median_ms);
+int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms);
 
 /* Device-to-device copy of `bytes` bytes on g's stream (for the bandwidth
  * floor), src and dst device pointers. */

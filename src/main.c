@@ -1,31 +1,32 @@
-/* main.c - argv -> options -> files processed -> exit status; the only
- * place that exits. */
+/* main.c - argv -> plan -> files processed -> exit status; the only place
+ * that exits. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "bench.h"
 #include "cli.h"
-#include "image.h"
 
 static void on_signal(int sig)
 {
     gf_tmp_cleanup(); /* no partial output survives Ctrl-C or kill */
     signal(sig, SIG_DFL);
-    raise(sig);
+    raise(sig); /* the shell sees 128 + sig */
 }
 
 int main(int argc, char **argv)
 {
-    gf_options o;
+    gf_plan p;
     int rc;
 
+    gf_process_t0 = gf_now_ms();
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return gf_bench_main(argc - 1, argv + 1);
-    rc = gf_cli_parse(argc, argv, &o);
+    rc = gf_cli_parse(argc, argv, &p);
     if (rc == 1)
-        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 74;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -GF_EIO;
     if (rc) {
         fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
         gf_cli_usage(stderr);
@@ -35,6 +36,11 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    gf_set_png_level(o.png_level);
-    return gf_run(&o);
+    rc = gf_run(&p);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "gpufilt: (stdout): write error: %s\n", strerror(errno));
+        if (rc == 0)
+            rc = -GF_EIO;
+    }
+    return rc;
 }

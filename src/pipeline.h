@@ -1,33 +1,49 @@
-/* pipeline.h - runs the stages in order on one backend. On the GPU the image
- * is uploaded once, stays on the device between stages and is downloaded
- * once. */
+/* pipeline.h - runs a list of stages in order on one backend. On the GPU the
+ * image is uploaded once, stays on the device between stages and is
+ * downloaded once. Also what --compare, make test-gpu and gpufilt bench use
+ * to run every variant of a stage and check it against the gold reference. */
 #ifndef GF_PIPELINE_H
 #define GF_PIPELINE_H
 
-#include "cli.h"
-#include "report.h"
+#include "report/timing.h"
+#include "stage.h"
 
 /* Timed repeats per variant with --compare (after one warm-up run); the
  * median is reported. */
 #define GF_COMPARE_REPS 7
 
-/* Runs o's stages over *img (host memory; consumed: freed or kept). gpu NULL
- * means the CPU backend. results[i] receives report stage i's values
- * (o->nstages entries, zeroed by the caller; free each .vals). On success *out is the result: owned by the caller
- * when *owned (free with gf_image_free), else a view of gpu's pinned buffer,
- * valid until gpu's next transfer. Adds rows to rep. With o->compare, every
- * variant of every stage also runs on the same input and is checked against
- * the CPU reference; a mismatch returns GF_EINTERNAL after all rows are
- * recorded. Errors: GF_EINTERNAL (CUDA error, out of memory, mismatch). */
-int gf_pipeline_run(const gf_options *o, gf_gpu *gpu, gf_image *img, gf_image *out, int *owned,
-                    gf_report *rep, gf_result *results);
+typedef struct gf_pipeline {
+    const gf_stage *stages;
+    int nstages;
+    int compare; /* also run every variant and check each against the gold */
+} gf_pipeline;
+
+/* Runs pl's stages over *img (host memory; consumed: freed or kept). gpu
+ * NULL means the CPU backend. results[i] receives report stage i's values
+ * (pl->nstages entries, zeroed by the caller; free each .vals); a report
+ * stage right after another of its kind, with no image stage between, gets
+ * a copy of its values without running again. On success *out is the
+ * result: owned by the caller when *owned (free with gf_image_free), else a
+ * view of gpu's pinned buffer, valid until gpu's next transfer. Adds rows to
+ * rep. With pl->compare every CPU path and CUDA variant of every stage also
+ * runs on the same input and is checked against the gold; a mismatch
+ * returns GF_EINTERNAL after all rows are recorded.
+ * Errors: GF_EINTERNAL (CUDA error, out of memory, mismatch). */
+int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
+                    int *owned, gf_report *rep, gf_result *results);
+
+/* Runs each stage once with the variant it would use, on a 16x16 image in
+ * gpu's reusable buffers: CUDA loads a kernel's module at its first launch,
+ * and this moves that cost out of the first file's timings (gpufilt calls it
+ * during start-up, behind decoding). Errors: CUDA errors. */
+int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu);
 
 #define GF_MAX_VARIANTS 8
 
 typedef struct gf_variant_result {
-    double ms;     /* median CUDA-event time, ms */
-    int match;     /* 1 when bit-identical to the CPU reference */
-    char why[160]; /* the first difference, when not */
+    double ms;     /* median time, ms (CUDA events on the GPU, wall clock on the CPU) */
+    int match;     /* 1 when bit-identical to the gold */
+    char why[192]; /* the first difference, when not */
 } gf_variant_result;
 
 /* What one run of a stage produced on the host: an image (image stages) or
@@ -40,29 +56,31 @@ typedef struct gf_output {
 
 void gf_output_free(gf_output *o);
 
-/* Runs stage s's CPU reference on host (host memory; result in *ref, which
- * the caller frees with gf_output_free) and every CUDA variant of s on src
- * (device memory, the same pixels as host). Variant `keep` writes into
- * keep_out, the others into scratch (each with capacity for the output image,
- * or for a report stage's values; they may be the same buffer).
- * Each output is poisoned, the variant warmed up and timed `reps` times
- * (gf_gpu_time), then downloaded and compared with *ref: res[v] for each
- * variant (at most GF_MAX_VARIANTS), *cpu_ms the reference's wall time in ms.
- * Mismatches are results, not errors. Errors: CUDA errors, out of memory. */
-int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_image *host,
-                      const gf_dimage *src, int keep, gf_dimage *keep_out, gf_dimage *scratch,
-                      int reps, gf_output *ref, double *cpu_ms, gf_variant_result *res);
+/* The gold reference of s on host (host memory) into *ref (free with
+ * gf_output_free); *ms its wall time. Errors: GF_EINTERNAL. */
+int gf_stage_reference(const gf_stage *s, const gf_image *host, gf_output *ref, double *ms);
+
+/* The CPU backend's path of s on host: run once to warm up, then `reps`
+ * times (median wall time in res->ms), checked against ref.
+ * Errors: GF_EINTERNAL (out of memory). */
+int gf_stage_check_cpu(const gf_stage *s, const gf_image *host, const gf_output *ref, int reps,
+                       gf_variant_result *res);
+
+/* Every CUDA variant of s on src (device memory, the pixels ref came from):
+ * variant `keep` writes into keep_out, the others into scratch (each with
+ * capacity for the output image, or for a report stage's values; they may
+ * be the same buffer). Each output is poisoned, the variant warmed up and
+ * timed `reps` times (gf_gpu_time), then downloaded and compared with ref:
+ * res[v] for each variant (at most GF_MAX_VARIANTS). Mismatches are results,
+ * not errors. Errors: CUDA errors, out of memory. */
+int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
+                      const gf_output *ref, int keep, gf_dimage *keep_out, gf_dimage *scratch,
+                      int reps, gf_variant_result *res);
 
 /* gf_stage_variants on host image img: uploads it to device buffers of its
  * own, runs and checks every variant, and frees the buffers. */
-int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, int reps,
-                   gf_output *ref, double *cpu_ms, gf_variant_result *res);
-
-/* Runs each of o's stages once, with its chosen variant, on a 16x16 image
- * in gpu's reusable buffers: CUDA loads a kernel's module at its first
- * launch, and this moves that cost out of the first file's stage timings
- * (gpufilt calls it during start-up, behind decoding). Errors: CUDA errors. */
-int gf_pipeline_warm(const gf_options *o, gf_gpu *gpu);
+int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, const gf_output *ref,
+                   int reps, gf_variant_result *res);
 
 /* First pixel where a and b (same size, host) differ, as *x, *y; returns 1
  * if they differ (or differ in size), else 0. */

@@ -1,107 +1,247 @@
-/* stage.h - a pipeline stage: one table entry per kind of stage (see
- * src/stages/), plus the parameters one use of it on the command line has. */
+/* stage.h - what a pipeline stage is. Each kind of stage is one
+ * gf_stage_ops descriptor in its own file under src/stages/, listed once in
+ * src/stages/registry.c; the command line, --help, the pipeline, make
+ * test-gpu and gpufilt bench all read it from there.
+ *
+ * A stage either turns an image into an image (box mean, threshold,
+ * orientation) or reports on it (histogram, projection profiles), passing it
+ * on unchanged. Its parameters are its own: they live in gf_stage.params,
+ * which only the stage's file (and its .cu file) interprets. */
 #ifndef GF_STAGE_H
 #define GF_STAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "border.h"
 #include "gf.h"
 #include "gpu.h"
 
-typedef struct gf_stage gf_stage;
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* What a report stage produced: n 32-bit counts or sums (host memory), and
- * the size of the image it saw. */
+/* Build with CUDA (the default) or without (make CUDA=0): launchers named
+ * with GF_CUDA() are NULL in a CPU-only build. */
+#ifndef GF_HAVE_CUDA
+#define GF_HAVE_CUDA 1
+#endif
+#if GF_HAVE_CUDA
+#define GF_CUDA(fn) fn
+#else
+#define GF_CUDA(fn) NULL
+#endif
+
+typedef struct gf_stage gf_stage;
+typedef struct gf_stage_ops gf_stage_ops;
+struct json_t;
+
+/* Bytes of a stage's own parameters (gf_stage.params). */
+#define GF_STAGE_PARAMS 48
+
+/* A stage's parameters as its own type T: GF_PARAMS(s, T) for reading and
+ * writing. Each stage file checks sizeof(T) <= GF_STAGE_PARAMS. */
+#define GF_PARAMS(s, T) ((T *)(void *)(s)->params.bytes)
+#define GF_CPARAMS(s, T) ((const T *)(const void *)(s)->params.bytes)
+
+/* How a report stage's plot looks (report modifiers, set per stage). */
+typedef struct gf_report_mods {
+    int log;            /* histogram: log10(1 + count) scale */
+    int rgb;            /* histogram: also R, G and B of the decoded image */
+    int plot_w, plot_h; /* plot size in pixels; 0: the default */
+} gf_report_mods;
+
+/* One use of a stage on the command line. */
+struct gf_stage {
+    const gf_stage_ops *ops;
+    int variant;         /* index into ops->variants; -1: the default for the device and size */
+    const char *path;    /* report stages: output file or template ("-": stdout); NULL: none */
+    gf_report_mods mods; /* report stages */
+    union {
+        long double align_;
+        void *ptr_;
+        unsigned char bytes[GF_STAGE_PARAMS];
+    } params;
+};
+
+/* A CUDA launcher: stage s on in (device) into out (device). Image stages
+ * set out's shape (capacity already large enough); report stages write
+ * report_len() 32-bit values at out->data, zeroing them first where they
+ * accumulate. Launches on `stream` (a cudaStream_t) without waiting, checks
+ * the launch, and returns 0 or GF_EINTERNAL. */
+typedef int (*gf_launch_fn)(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                            void *stream);
+
+/* A kernel variant: its name (--variant NAME) and launcher (NULL without
+ * CUDA). Variant 0 is the baseline that --compare and bench measure the
+ * others against. */
+typedef struct gf_variant {
+    const char *name;
+    gf_launch_fn launch;
+} gf_variant;
+
+/* The default variant where no --variant is given: the first row whose
+ * compute capability (major * 10 + minor) and pixel count are at least its
+ * minimums; the table ends with a row of variant NULL. */
+typedef struct gf_default {
+    int min_cc;
+    uint64_t min_pixels;
+    const char *variant;
+} gf_default;
+
+/* How a command-line option of a stage acts. */
+typedef enum gf_opt_kind {
+    GF_OPT_ADD = 0, /* adds a stage at this point of the pipeline: --mean 5 */
+    GF_OPT_SETTING, /* applies to every stage of this kind, wherever given: --border */
+    GF_OPT_MODIFIER /* applies to the report stages given after it: --hist-log */
+} gf_opt_kind;
+
+/* A long option that a stage owns. parse() fills s from the argument
+ * (optarg, NULL for a flag): for GF_OPT_ADD a zeroed stage whose ops is
+ * this descriptor, which parse may replace by a sibling (--rotate 180 is a
+ * mirror); otherwise the stage to change, for which parse returns 1 when the
+ * option does not apply to it. Errors: GF_EUSAGE with a message. */
+typedef struct gf_stage_opt {
+    const char *name; /* "mean" for --mean */
+    const char *arg;  /* the argument's name in --help ("3|5"); NULL: a flag */
+    const char *help; /* one line for --help */
+    gf_opt_kind kind;
+    int (*parse)(gf_stage *s, const char *arg);
+} gf_stage_opt;
+
+/* A report stage's result: n 32-bit values (host memory) about the
+ * width x height image it saw, and for the histogram the R, G and B counts
+ * of the decoded image, or NULL. */
 typedef struct gf_result {
-    const char *input; /* the input file's name, for messages */
+    const char *input; /* the input's name, for titles and messages */
     int width, height;
     size_t n;
     uint32_t *vals;
-    const uint32_t (*rgb)[256]; /* R, G, B histograms of the decoded image, or NULL */
+    const uint32_t (*rgb)[256];
 } gf_result;
 
-/* Settings shared by every report stage of a run. */
-typedef struct gf_report_opts {
-    int quiet;    /* no statistics line on stderr */
-    int stats;    /* histogram statistics as key=value lines on stdout */
-    int hist_log; /* histogram plots on a log scale */
-    int batch;    /* several files: --stats blocks start with file=NAME */
-} gf_report_opts;
+/* A series of a report plot. */
+typedef struct gf_plot_series {
+    const char *name;     /* legend entry, or NULL for none */
+    const uint32_t *vals; /* plot->n values, host memory */
+    unsigned char rgb[3];
+    int bars; /* 1: bars from 0; 0: a line */
+} gf_plot_series;
 
-typedef struct gf_stage_ops {
-    const char *name;              /* option name: "mean" */
-    const char *description;       /* one line for --help */
-    const char *const *variants;   /* CUDA kernel variants, NULL-terminated;
-                                      [0] is the baseline ("global") */
-    int default_variant;           /* index into variants: the faster one on an H100 */
-    /* Writes the label used in timing tables ("mean 5") into buf (n bytes). */
+#define GF_PLOT_MAX_SERIES 4
+#define GF_PLOT_W 800 /* default plot size in pixels */
+#define GF_PLOT_H 450
+#define GF_PLOT_MIN_SIDE 200 /* --plot-size limits */
+#define GF_PLOT_MAX_SIDE 8000
+
+/* What a report stage plots: series over an index axis. */
+typedef struct gf_plot {
+    size_t n; /* values per series, >= 1 */
+    gf_plot_series series[GF_PLOT_MAX_SERIES];
+    int nseries;
+    int log;                  /* y is log10(1 + v) */
+    int x_max;                /* the x axis runs from 0 to x_max (n - 1 unless set) */
+    char title[256];
+    const char *x_title, *y_title;
+    int width, height;        /* pixels; 0: the default */
+} gf_plot;
+
+/* One line of key=value statistics a report stage prints per image. */
+typedef struct gf_stat {
+    char key[16];
+    char value[32];
+} gf_stat;
+#define GF_MAX_STATS 24
+
+struct gf_stage_ops {
+    const char *name;          /* the stage's name: "mean"; also its --compare label base */
+    const char *group;         /* gpufilt bench experiment that runs it: "mean", "transpose" */
+    const gf_stage_opt *opts;  /* its command-line options, ending with {NULL} */
+    const gf_variant *variants; /* CUDA variants, ending with {NULL}; [0] the baseline */
+    const gf_default *defaults; /* default variant by device and size */
+
+    /* The label in timing tables ("mean 5"), at most n bytes. */
     void (*label)(const gf_stage *s, char *buf, size_t n);
-    /* Output size for a width x height input. */
+    /* Output size for a width x height input; NULL: the same. */
     void (*out_size)(const gf_stage *s, int width, int height, int *out_w, int *out_h);
-    /* CPU reference: in (host) -> out (host, allocated by the callee with
-     * gf_image_alloc). Returns 0 or GF_E*. */
-    int (*run_cpu)(const gf_stage *s, const gf_image *in, gf_image *out);
-    /* CUDA: in (device) -> out (device, capacity already large enough; the
-     * callee sets its shape). Launches on `stream` and does not wait. */
-    int (*run_cuda)(const gf_stage *s, int variant, const gf_dimage *in, gf_dimage *out,
-                    void *stream);
+    /* Bytes the stage must move through device memory for a width x height
+     * input (its floor); NULL: each input pixel read once and each output
+     * pixel written once (report stages: read once). */
+    double (*floor_bytes)(const gf_stage *s, int width, int height);
 
-    /* Report stages (histogram, projections) set these instead of run_cpu and
-     * run_cuda: the image passes unchanged and the stage yields
-     * report_len(width, height) 32-bit values. */
+    /* Image stages. gold: the plain CPU reference, the result every other
+     * path must equal bit for bit; in (host) -> *out (host, allocated by the
+     * callee). cpu: the CPU backend's fast path with the same contract, or
+     * NULL to run gold. Errors: GF_EINTERNAL (out of memory). */
+    int (*gold)(const gf_stage *s, const gf_image *in, gf_image *out);
+    int (*cpu)(const gf_stage *s, const gf_image *in, gf_image *out);
+
+    /* Report stages: report_len values about a width x height image;
+     * report_gold and report_cpu as gold and cpu, into vals (host,
+     * report_len values). */
     size_t (*report_len)(const gf_stage *s, int width, int height);
-    /* CPU reference: in (host) -> vals (host, report_len values). */
+    int (*report_gold)(const gf_stage *s, const gf_image *in, uint32_t *vals);
     int (*report_cpu)(const gf_stage *s, const gf_image *in, uint32_t *vals);
-    /* CUDA: in (device) -> vals (device, report_len values). Launches on
-     * `stream`; the launcher zeroes vals itself where it accumulates. */
-    int (*report_cuda)(const gf_stage *s, int variant, const gf_dimage *in, uint32_t *vals,
-                       void *stream);
-    /* Writes the result to the stage's file and prints what it reports.
-     * Errors: GF_ECREATE, GF_EIO. */
-    int (*report_write)(const gf_stage *s, const gf_result *r, const gf_report_opts *o);
-} gf_stage_ops;
+    /* The report as CSV rows (header included) on f, as a JSON object (a
+     * jansson json_t *, new reference), and as a plot; stats (may be NULL)
+     * gives the key=value statistics printed per image, returning their
+     * count. */
+    void (*write_csv)(const gf_stage *s, const gf_result *r, FILE *f);
+    struct json_t *(*to_json)(const gf_stage *s, const gf_result *r);
+    void (*plot)(const gf_stage *s, const gf_result *r, gf_plot *p);
+    int (*stats)(const gf_stage *s, const gf_result *r, gf_stat *out);
 
-struct gf_stage {
-    const gf_stage_ops *ops;
-    int variant; /* index into ops->variants, or -1 for the default */
-    union {
-        struct {
-            int ksize;        /* 3 or 5 */
-            gf_border border;
-        } mean;
-        struct {
-            int op; /* gf_orient_op (stages/orient.h) */
-        } orient;
-        struct {
-            const char *path; /* .csv, .json, .png or "-" (CSV on stdout); NULL: none */
-            int rgb;          /* histogram: also R, G and B of the decoded image */
-        } report;
-    } u;
+    /* Test and bench configurations: fills s (a zeroed stage whose ops is
+     * this descriptor) with configuration i and returns 1, or returns 0 past
+     * the last. bench != 0 asks for the bench rows only. rng seeds any
+     * random parameter (gf_rand). make test-gpu runs every configuration on
+     * images of awkward sizes; gpufilt bench the bench ones. */
+    int (*config)(gf_stage *s, int i, int bench, uint64_t *rng);
 };
 
-extern const gf_stage_ops gf_stage_mean;
-extern const gf_stage_ops gf_stage_transpose; /* transpose, transverse, rotate 90/270 */
-extern const gf_stage_ops gf_stage_mirror;    /* flip, flop, rotate 180 */
-extern const gf_stage_ops gf_stage_hist;
-extern const gf_stage_ops gf_stage_colsum;
-extern const gf_stage_ops gf_stage_rowsum;
+/* The registry: every kind of stage, ending with NULL (src/stages/registry.c). */
+extern const gf_stage_ops *const gf_stages[];
 
-/* Index of variant `name` in ops->variants, or -1. */
-int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);
+/* The registered stage named `name`, or NULL. */
+const gf_stage_ops *gf_stage_find(const char *name);
 
-/* 1 when s is a report stage (the image passes unchanged). */
+/* 1 when s reports (the image passes unchanged). */
 static inline int gf_stage_is_report(const gf_stage *s)
 {
     return s->ops->report_len != NULL;
 }
 
-/* out_size for stages that keep the size. */
-void gf_stage_same_size(const gf_stage *s, int width, int height, int *out_w, int *out_h);
+/* Sets *s to a zeroed stage of ops with the default variant. */
+void gf_stage_init(gf_stage *s, const gf_stage_ops *ops);
 
-/* Bytes a stage moves through device memory for a width x height input: each
- * input pixel read once, each output pixel written once (the floor's count). */
+/* Index of variant `name` in ops->variants, or -1. */
+int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);
+
+/* Number of variants of ops. */
+int gf_stage_nvariants(const gf_stage_ops *ops);
+
+/* The variant s runs on a device of compute capability cc (major * 10 +
+ * minor) for a width x height input: s->variant when set, else the first
+ * matching row of ops->defaults, else 0. */
+int gf_stage_pick(const gf_stage *s, int cc, int width, int height);
+
+/* Output size of s for a width x height input. */
+void gf_stage_out_size(const gf_stage *s, int width, int height, int *out_w, int *out_h);
+
+/* Bytes s must move through device memory for a width x height input. */
 double gf_stage_bytes(const gf_stage *s, int width, int height);
+
+/* The timing-table label of s, in buf (n bytes). */
+const char *gf_stage_label(const gf_stage *s, char *buf, size_t n);
+
+/* Runs the CPU path of s (fast, or gold when gold != 0) on in: an image
+ * stage allocates *out; a report stage fills *vals (malloc'd, *n values).
+ * Errors: GF_EINTERNAL. */
+int gf_stage_run_cpu(const gf_stage *s, int gold, const gf_image *in, gf_image *out,
+                     uint32_t **vals, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,13 +1,16 @@
 /* util.c - image allocation, the per-thread error record and the clock. */
 #include "gf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static _Thread_local char errbuf[1024];
+static _Thread_local char errbuf[GF_ERRMSG_MAX];
+
+double gf_process_t0;
 
 int gf_image_alloc(gf_image *im, int width, int height)
 {
@@ -36,12 +39,41 @@ int gf_err(int code, const char *where, const char *fmt, ...)
 
     if (where)
         n = (size_t)snprintf(errbuf, sizeof errbuf, "%s: ", where);
-    if (n >= sizeof errbuf)
-        n = sizeof errbuf - 1;
+    if (n >= sizeof errbuf - 4) { /* a very long name: keep its start */
+        memcpy(errbuf + sizeof errbuf - 4, "...", 4);
+        return code;
+    }
     va_start(ap, fmt);
-    vsnprintf(errbuf + n, sizeof errbuf - n, fmt, ap);
+    if ((size_t)vsnprintf(errbuf + n, sizeof errbuf - n, fmt, ap) >= sizeof errbuf - n)
+        memcpy(errbuf + sizeof errbuf - 4, "...", 4);
     va_end(ap);
     return code;
+}
+
+int gf_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    unsigned long long u;
+    char *end;
+
+    errno = 0;
+    if (s[0] < '0' || s[0] > '9' || (u = strtoull(s, &end, 10), errno) || *end || u < lo ||
+        u > hi)
+        return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not a number in %llu..%llu", opt, s,
+                      (unsigned long long)lo, (unsigned long long)hi);
+    *v = u;
+    return 0;
+}
+
+int gf_parse_int(const char *opt, const char *s, int lo, int hi, int *v)
+{
+    uint64_t u;
+    int rc;
+
+    if (lo < 0) /* no option takes negative numbers */
+        lo = 0;
+    if ((rc = gf_parse_u64(opt, s, (uint64_t)lo, (uint64_t)hi, &u)) == 0)
+        *v = (int)u;
+    return rc;
 }
 
 const char *gf_errmsg(void)

@@ -7,17 +7,10 @@
 #include <stb/stb_image.h>
 
 /* Encodes a width x height 8-bit gray image (host memory, stride bytes per
- * row) as PNG into a malloc'd buffer of *out_len bytes; NULL when out of
- * memory. Thread-safe once gf_stb_png_config has run. */
+ * row) as PNG, rows with the Up filter and deflated by libdeflate at `level`
+ * (0-12), into a malloc'd buffer of *out_len bytes; NULL when out of memory.
+ * Thread-safe. */
 unsigned char *gf_stb_png_encode(const unsigned char *pixels, int stride, int width, int height,
-                                 int *out_len);
-
-/* The same for an RGB image (3 bytes a pixel). */
-unsigned char *gf_stb_png_encode_rgb(const unsigned char *pixels, int stride, int width,
-                                     int height, int *out_len);
-
-/* Sets the deflate level (libdeflate 0-12) and the PNG row filter (0-4, or -1
- * for stb's per-row choice) of every later encode. Not thread-safe. */
-void gf_stb_png_config(int level, int filter);
+                                 int level, int *out_len);
 
 #endif

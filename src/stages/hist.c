@@ -1,14 +1,41 @@
-/* hist.c - the histogram stage: --hist FILE (and --stats). 256 bins of the
- * image as it is at that point of the pipeline. */
-#include <stdio.h>
+/* hist.c - the histogram stage: --hist FILE, --hist-log, --hist-channels.
+ * 256 bins of the image as it is at that point of the pipeline, with
+ * statistics. */
+#include "hist.h"
+
+#include <stdlib.h>
 #include <string.h>
 
-#include "../kernels.h"
-#include "../plot.h"
-#include "../report.h"
-#include "../stage.h"
-#include "../stats.h"
-#include "report_file.h"
+#include "../report/json.h"
+#include "../report/stats.h"
+
+int gf_hist_gold(const gf_image *in, uint32_t *bins)
+{
+    memset(bins, 0, 256 * sizeof *bins);
+    for (int y = 0; y < in->height; y++)
+        for (int x = 0; x < in->width; x++)
+            bins[in->data[(size_t)y * in->stride + x]]++;
+    return 0;
+}
+
+int gf_hist_cpu(const gf_image *in, uint32_t *bins)
+{
+    memset(bins, 0, 256 * sizeof *bins);
+#pragma omp parallel
+    {
+        uint32_t part[256] = {0};
+#pragma omp for schedule(static) nowait
+        for (int y = 0; y < in->height; y++) {
+            const unsigned char *row = in->data + (size_t)y * in->stride;
+            for (int x = 0; x < in->width; x++)
+                part[row[x]]++;
+        }
+#pragma omp critical
+        for (int v = 0; v < 256; v++)
+            bins[v] += part[v];
+    }
+    return 0;
+}
 
 static void hist_label(const gf_stage *s, char *buf, size_t n)
 {
@@ -22,115 +49,165 @@ static size_t hist_len(const gf_stage *s, int w, int h)
     return 256;
 }
 
-static int hist_cpu(const gf_stage *s, const gf_image *in, uint32_t *bins)
+static int hist_report_gold(const gf_stage *s, const gf_image *in, uint32_t *bins)
 {
     (void)s;
-    memset(bins, 0, 256 * sizeof *bins);
-    for (int y = 0; y < in->height; y++) {
-        const unsigned char *row = in->data + (size_t)y * in->stride;
-        for (int x = 0; x < in->width; x++)
-            bins[row[x]]++;
+    return gf_hist_gold(in, bins);
+}
+
+static int hist_report_cpu(const gf_stage *s, const gf_image *in, uint32_t *bins)
+{
+    (void)s;
+    return gf_hist_cpu(in, bins);
+}
+
+/* The R, G and B counts when --hist-channels rgb asked for them. */
+static const uint32_t (*rgb_of(const gf_stage *s, const gf_result *r))[256]
+{
+    return s->mods.rgb ? r->rgb : NULL;
+}
+
+static void hist_csv(const gf_stage *s, const gf_result *r, FILE *f)
+{
+    const uint32_t(*rgb)[256] = rgb_of(s, r);
+    unsigned long long cum = 0;
+
+    if (rgb) {
+        fputs("value,r,g,b,luma\n", f);
+        for (int v = 0; v < 256; v++)
+            fprintf(f, "%d,%u,%u,%u,%u\n", v, rgb[0][v], rgb[1][v], rgb[2][v], r->vals[v]);
+        return;
     }
+    fputs("value,count,cumulative\n", f);
+    for (int v = 0; v < 256; v++) {
+        cum += r->vals[v];
+        fprintf(f, "%d,%u,%llu\n", v, r->vals[v], cum);
+    }
+}
+
+static json_t *counts(const uint32_t *v)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < 256; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static json_t *hist_json(const gf_stage *s, const gf_result *r)
+{
+    const uint32_t(*rgb)[256] = rgb_of(s, r);
+    gf_hist_stats st;
+    json_t *j;
+
+    gf_hist_stats_compute(r->vals, &st);
+    j = json_pack("{s:i,s:i,s:I,s:o}", "width", r->width, "height", r->height, "pixels",
+                  (json_int_t)st.pixels, "bins", counts(r->vals));
+    if (j && rgb) {
+        json_object_set_new(j, "r", counts(rgb[0]));
+        json_object_set_new(j, "g", counts(rgb[1]));
+        json_object_set_new(j, "b", counts(rgb[2]));
+    }
+    if (j)
+        json_object_set_new(j, "stats", gf_hist_stats_json(&st));
+    return j;
+}
+
+static void hist_plot(const gf_stage *s, const gf_result *r, gf_plot *p)
+{
+    static const char *const names[3] = {"R", "G", "B"};
+    static const unsigned char colours[3][3] = {{214, 39, 40}, {44, 160, 44}, {31, 119, 180}};
+    const uint32_t(*rgb)[256] = rgb_of(s, r);
+
+    p->n = 256;
+    p->x_max = 255;
+    p->log = s->mods.log;
+    p->series[0] = (gf_plot_series){rgb ? "luma" : NULL, r->vals, {60, 60, 60}, rgb == NULL};
+    p->nseries = 1;
+    for (int c = 0; rgb && c < 3; c++)
+        p->series[p->nseries++] = (gf_plot_series){names[c], rgb[c],
+                                                   {colours[c][0], colours[c][1], colours[c][2]},
+                                                   0};
+    snprintf(p->title, sizeof p->title, "Histogram of %s (%dx%d)", r->input ? r->input : "-",
+             r->width, r->height);
+    p->x_title = "value";
+    p->y_title = s->mods.log ? "pixels (log scale)" : "pixels";
+}
+
+static int hist_stats(const gf_stage *s, const gf_result *r, gf_stat *out)
+{
+    gf_hist_stats st;
+    (void)s;
+    gf_hist_stats_compute(r->vals, &st);
+    return gf_hist_stats_kv(&st, out);
+}
+
+static int parse_hist(gf_stage *s, const char *arg)
+{
+    s->path = arg;
     return 0;
 }
 
-static int hist_cuda(const gf_stage *s, int variant, const gf_dimage *in, uint32_t *bins,
-                     void *stream)
+static int parse_log(gf_stage *s, const char *arg)
 {
-    (void)s;
-    return gf_hist_cuda(in, bins, variant, stream);
+    (void)arg;
+    if (s->ops != &gf_stage_hist)
+        return 1;
+    s->mods.log = 1;
+    return 0;
 }
 
-static void json_array(FILE *f, const char *key, const uint32_t *v)
+static int parse_channels(gf_stage *s, const char *arg)
 {
-    fprintf(f, ",\"%s\":[", key);
-    for (int i = 0; i < 256; i++)
-        fprintf(f, "%s%u", i ? "," : "", v[i]);
-    fputc(']', f);
+    if (strcmp(arg, "luma") && strcmp(arg, "rgb"))
+        return gf_err(GF_EUSAGE, NULL, "--hist-channels: '%s' is not luma or rgb", arg);
+    if (s->ops != &gf_stage_hist)
+        return 1;
+    s->mods.rgb = !strcmp(arg, "rgb");
+    return 0;
 }
 
-static int hist_write(const gf_stage *s, const gf_result *r, const gf_report_opts *o)
+static int hist_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
-    const char *path = s->u.report.path;
-    const uint32_t(*rgb)[256] = s->u.report.rgb ? r->rgb : NULL;
-    gf_hist_stats st;
-    gf_memfile m;
-    int rc = 0;
-
-    gf_hist_stats_compute(r->vals, &st);
-    if (path) {
-        gf_report_type t = gf_report_type_of(path);
-        if (t == GF_REPORT_PNG) {
-            static const size_t ticks[] = {0, 64, 128, 192, 255};
-            gf_series series[4] = {
-                {r->vals, {40, 40, 40}, rgb == NULL},
-            };
-            int ns = 1;
-            char title[96];
-            if (rgb) {
-                series[1] = (gf_series){rgb[0], {220, 30, 30}, 0};
-                series[2] = (gf_series){rgb[1], {30, 160, 30}, 0};
-                series[3] = (gf_series){rgb[2], {30, 60, 220}, 0};
-                ns = 4;
-            }
-            snprintf(title, sizeof title, "histogram %dx%d%s%s", r->width, r->height,
-                     rgb ? ": luma (black), R, G, B" : "", o->hist_log ? ", log scale" : "");
-            gf_plot p = {256, series, ns, o->hist_log, title, ticks, 5};
-            rc = gf_plot_write(path, &p);
-        } else if ((rc = gf_memfile_open(&m)) == 0) {
-            if (t == GF_REPORT_JSON) {
-                fprintf(m.f, "{\"width\":%d,\"height\":%d,\"pixels\":%llu", r->width, r->height,
-                        (unsigned long long)st.pixels);
-                json_array(m.f, "bins", r->vals);
-                if (rgb) {
-                    json_array(m.f, "r", rgb[0]);
-                    json_array(m.f, "g", rgb[1]);
-                    json_array(m.f, "b", rgb[2]);
-                }
-                fputs(",\"stats\":", m.f);
-                gf_hist_stats_json(m.f, &st);
-                fputs("}\n", m.f);
-            } else if (rgb) {
-                fputs("value,r,g,b,luma\n", m.f);
-                for (int v = 0; v < 256; v++)
-                    fprintf(m.f, "%d,%u,%u,%u,%u\n", v, rgb[0][v], rgb[1][v], rgb[2][v],
-                            r->vals[v]);
-            } else {
-                unsigned long long cum = 0;
-                fputs("value,count,cumulative\n", m.f);
-                for (int v = 0; v < 256; v++) {
-                    cum += r->vals[v];
-                    fprintf(m.f, "%d,%u,%llu\n", v, r->vals[v], cum);
-                }
-            }
-            rc = gf_memfile_commit(&m, path);
-        }
-    }
-    if (rc == 0 && !o->quiet && path) {
-        fprintf(stderr, "gpufilt: %s: hist: ", strcmp(path, "-") ? path : "(stdout)");
-        gf_hist_stats_print(stderr, &st, ' ');
-    }
-    if (rc == 0 && o->stats) {
-        flockfile(stdout); /* one block per file, whole, in a batch */
-        if (o->batch)
-            printf("file=%s\n", r->input ? r->input : "");
-        gf_hist_stats_print(stdout, &st, '\n');
-        funlockfile(stdout);
-    }
-    return rc;
+    (void)s, (void)bench, (void)rng;
+    return i == 0;
 }
 
-static const char *const hist_variants[] = {"global", "shared", NULL};
+static const gf_stage_opt hist_opts[] = {
+    {"hist", "FILE",
+     "256-bin histogram with statistics: FILE.csv, .json, .png or .svg plot, or - (CSV on "
+     "stdout)",
+     GF_OPT_ADD, parse_hist},
+    {"hist-log", NULL, "plot the histograms after it on a log scale", GF_OPT_MODIFIER, parse_log},
+    {"hist-channels", "luma|rgb",
+     "rgb: the histograms after it also count R, G and B of the decoded image", GF_OPT_MODIFIER,
+     parse_channels},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+static const gf_variant hist_variants[] = {
+    {"global", GF_CUDA(gf_hist_global_cuda)},
+    {"shared", GF_CUDA(gf_hist_shared_cuda)},
+    {NULL, NULL},
+};
+
+static const gf_default hist_defaults[] = {
+    {0, 0, "shared"}, /* 150-1000x faster than global on an H100, 1.4x CUB */
+    {0, 0, NULL},
+};
 
 const gf_stage_ops gf_stage_hist = {
     .name = "hist",
-    .description = "256-bin histogram with statistics, to CSV, JSON or a PNG plot",
+    .group = "hist",
+    .opts = hist_opts,
     .variants = hist_variants,
-    .default_variant = GF_HIST_SHARED,
+    .defaults = hist_defaults,
     .label = hist_label,
-    .out_size = gf_stage_same_size,
     .report_len = hist_len,
-    .report_cpu = hist_cpu,
-    .report_cuda = hist_cuda,
-    .report_write = hist_write,
+    .report_gold = hist_report_gold,
+    .report_cpu = hist_report_cpu,
+    .write_csv = hist_csv,
+    .to_json = hist_json,
+    .plot = hist_plot,
+    .stats = hist_stats,
+    .config = hist_config,
 };

@@ -1,23 +1,56 @@
-/* mean.c - the box mean stage: --mean 3|5. */
+/* mean.c - the box mean stage: --mean 3|5 and --border MODE. */
 #include "mean.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-
-#include "../kernels.h"
-#include "../stage.h"
+#include <string.h>
 
 #define MAX_RADIUS 2
+
+_Static_assert(sizeof(gf_mean_params) <= GF_STAGE_PARAMS, "mean params");
+
+static int check_args(const gf_image *in, const gf_image *out, int ksize)
+{
+    if ((ksize != 3 && ksize != 5) || out->width != in->width || out->height != in->height)
+        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", ksize);
+    return 0;
+}
+
+static unsigned char round_mean(unsigned sum, unsigned area)
+{
+    return (unsigned char)((2 * sum + area) / (2 * area));
+}
+
+int gf_mean_gold(const gf_image *in, gf_image *out, int ksize, gf_border border)
+{
+    const int w = in->width, h = in->height, r = ksize / 2;
+    int rc = check_args(in, out, ksize);
+
+    if (rc)
+        return rc;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            unsigned s = 0;
+            for (int dy = -r; dy <= r; dy++)
+                for (int dx = -r; dx <= r; dx++) {
+                    int xx = gf_border_index(x + dx, w, border.mode);
+                    int yy = gf_border_index(y + dy, h, border.mode);
+                    s += xx < 0 || yy < 0 ? (unsigned)border.value
+                                          : in->data[(size_t)yy * in->stride + xx];
+                }
+            out->data[(size_t)y * out->stride + x] = round_mean(s, (unsigned)(ksize * ksize));
+        }
+    return 0;
+}
 
 int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
 {
     const int w = in->width, h = in->height, r = ksize / 2;
     const unsigned area = (unsigned)(ksize * ksize);
-    int failed = 0;
+    int failed = 0, rc = check_args(in, out, ksize);
 
-    if ((ksize != 3 && ksize != 5) || out->width != w || out->height != h)
-        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", ksize);
-
+    if (rc)
+        return rc;
 #pragma omp parallel reduction(| : failed)
     {
         /* colsum[x + r] = sum of the ksize padded pixels above and below (x, y),
@@ -60,7 +93,7 @@ int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
                 s += colsum[i];
             for (int x = 0; x < w; x++) {
                 s += colsum[x + ksize - 1];
-                o[x] = (unsigned char)((2 * s + area) / (2 * area));
+                o[x] = round_mean(s, area);
                 s -= colsum[x];
             }
         }
@@ -71,37 +104,109 @@ int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
     return 0;
 }
 
-static void mean_label(const gf_stage *s, char *buf, size_t n)
+static int run(const gf_stage *s, const gf_image *in, gf_image *out, int gold)
 {
-    snprintf(buf, n, "mean %d", s->u.mean.ksize);
-}
-
-static int mean_run_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
-{
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
     int rc = gf_image_alloc(out, in->width, in->height);
 
     if (rc == 0)
-        rc = gf_mean_cpu(in, out, s->u.mean.ksize, s->u.mean.border);
+        rc = (gold ? gf_mean_gold : gf_mean_cpu)(in, out, p->ksize, p->border);
     if (rc)
         gf_image_free(out);
     return rc;
 }
 
-static int mean_run_cuda(const gf_stage *s, int variant, const gf_dimage *in, gf_dimage *out,
-                         void *stream)
+static int mean_gold(const gf_stage *s, const gf_image *in, gf_image *out)
 {
-    return gf_mean_cuda(in, out, s->u.mean.ksize, s->u.mean.border, variant, stream);
+    return run(s, in, out, 1);
 }
 
-static const char *const mean_variants[] = {"global", "shared", NULL};
+static int mean_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
+{
+    return run(s, in, out, 0);
+}
+
+static void mean_label(const gf_stage *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "mean %d", GF_CPARAMS(s, gf_mean_params)->ksize);
+}
+
+static int parse_mean(gf_stage *s, const char *arg)
+{
+    gf_mean_params *p = GF_PARAMS(s, gf_mean_params);
+
+    if (strcmp(arg, "3") && strcmp(arg, "5"))
+        return gf_err(GF_EUSAGE, NULL, "--mean: size must be 3 or 5, not '%s'", arg);
+    p->ksize = arg[0] - '0';
+    p->border.mode = GF_BORDER_REPLICATE;
+    return 0;
+}
+
+/* --border MODE: replicate, reflect101, constant or constant=V. */
+static int parse_border(gf_stage *s, const char *arg)
+{
+    gf_border *b = &GF_PARAMS(s, gf_mean_params)->border;
+
+    b->value = 0;
+    if (!strcmp(arg, "replicate"))
+        b->mode = GF_BORDER_REPLICATE;
+    else if (!strcmp(arg, "reflect101"))
+        b->mode = GF_BORDER_REFLECT101;
+    else if (!strcmp(arg, "constant"))
+        b->mode = GF_BORDER_CONSTANT;
+    else if (!strncmp(arg, "constant=", 9)) {
+        b->mode = GF_BORDER_CONSTANT;
+        return gf_parse_int("--border constant", arg + 9, 0, 255, &b->value);
+    } else
+        return gf_err(GF_EUSAGE, NULL,
+                      "--border: '%s' is not replicate, reflect101 or constant[=V]", arg);
+    return 0;
+}
+
+/* Test configurations: both sizes with every border mode; bench: both
+ * sizes, replicate. */
+static int mean_config(gf_stage *s, int i, int bench, uint64_t *rng)
+{
+    static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
+                                           GF_BORDER_CONSTANT};
+    gf_mean_params *p = GF_PARAMS(s, gf_mean_params);
+
+    if (i >= (bench ? 2 : 6))
+        return 0;
+    p->ksize = i % 2 ? 5 : 3;
+    p->border.mode = modes[i / 2];
+    p->border.value = p->border.mode == GF_BORDER_CONSTANT ? (int)(gf_rand(rng) & 255) : 0;
+    return 1;
+}
+
+static const gf_stage_opt mean_opts[] = {
+    {"mean", "3|5", "box mean (box filter) of 3x3 or 5x5, rounded to nearest", GF_OPT_ADD,
+     parse_mean},
+    {"border", "MODE",
+     "how --mean reads outside the image: replicate (default), reflect101, constant[=V]",
+     GF_OPT_SETTING, parse_border},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+static const gf_variant mean_variants[] = {
+    {"global", GF_CUDA(gf_mean_global_cuda)},
+    {"shared", GF_CUDA(gf_mean_shared_cuda)},
+    {NULL, NULL},
+};
+
+static const gf_default mean_defaults[] = {
+    {0, 0, "shared"}, /* 3.6x (3x3) and 4.7x (5x5) faster than global on an H100 */
+    {0, 0, NULL},
+};
 
 const gf_stage_ops gf_stage_mean = {
     .name = "mean",
-    .description = "box mean (box filter) of 3x3 or 5x5, rounded to nearest",
+    .group = "mean",
+    .opts = mean_opts,
     .variants = mean_variants,
-    .default_variant = GF_MEAN_SHARED,
+    .defaults = mean_defaults,
     .label = mean_label,
-    .out_size = gf_stage_same_size,
-    .run_cpu = mean_run_cpu,
-    .run_cuda = mean_run_cuda,
+    .gold = mean_gold,
+    .cpu = mean_cpu,
+    .config = mean_config,
 };

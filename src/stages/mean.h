@@ -1,9 +1,21 @@
-/* mean.h - CPU reference of the box mean (box filter), also the CPU backend. */
+/* mean.h - the box mean (box filter) stage: --mean 3|5, --border MODE.
+ * Shared by src/stages/mean.c (options, CPU paths) and cuda/mean.cu. */
 #ifndef GF_MEAN_H
 #define GF_MEAN_H
 
 #include "../border.h"
 #include "../gf.h"
+#include "../stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stage's parameters (gf_stage.params). */
+typedef struct gf_mean_params {
+    int ksize;        /* 3 or 5 */
+    gf_border border; /* how the window reads outside the image */
+} gf_mean_params;
 
 /* Box mean of ksize x ksize (3 or 5) over in -> out (host memory, both
  * width x height, any strides; out allocated by the caller). Each pixel is
@@ -11,9 +23,24 @@
  * floor((2*sum + area) / (2*area)) with area = ksize^2; for odd areas no
  * exact .5 exists, so this equals OpenCV's cv::blur on 8-bit images. The
  * window reads the padded image `border` defines (border.h); every pixel,
- * border included, is written. Runs separably (column sums, then a sliding
- * row sum), parallel over rows with OpenMP. in and out must not overlap.
- * Returns 0, or GF_EINTERNAL for a bad ksize or out of memory. */
+ * border included, is written. in and out must not overlap.
+ * gf_mean_gold sums each window directly, by the definition: the reference.
+ * gf_mean_cpu is the CPU backend's fast path: column sums then a sliding row
+ * sum, parallel over rows (OpenMP); it equals the gold bit for bit.
+ * Returns 0, or GF_EINTERNAL for a bad ksize or size, or out of memory. */
+int gf_mean_gold(const gf_image *in, gf_image *out, int ksize, gf_border border);
 int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border);
+
+/* CUDA launchers (cuda/mean.cu), as gf_launch_fn: `global` (one thread per
+ * pixel reading its window from global memory, the box-mean seed's
+ * non-shared kernel completed to every pixel) and `shared` (128x64-pixel
+ * tiles staged with their halo in shared memory and summed separably, 4x8
+ * pixels per thread). A side may not exceed 65535. */
+int gf_mean_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_mean_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

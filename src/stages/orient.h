@@ -1,9 +1,18 @@
-/* orient.h - transpose, transverse, rotate, flip and flop: the eight
- * symmetries of the rectangle (the dihedral group D4). */
+/* orient.h - the orientation stages: transpose, transverse, rotate
+ * 90/180/270 (clockwise), flip and flop, the eight symmetries of the
+ * rectangle (the dihedral group D4). Two stage kinds share this file: the
+ * ops that swap the axes (gf_stage_transpose, tiled kernels) and the mirrors
+ * (gf_stage_mirror, no tile needed). Shared by src/stages/orient.c and
+ * cuda/orient.cu. */
 #ifndef GF_ORIENT_H
 #define GF_ORIENT_H
 
 #include "../gf.h"
+#include "../stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum gf_orient_op {
     GF_TRANSPOSE = 0, /* swap the axes (reflect about the main diagonal): numpy a.T */
@@ -15,6 +24,11 @@ typedef enum gf_orient_op {
     GF_FLOP,          /* left to right: numpy fliplr(a) */
     GF_ORIENT_NOPS
 } gf_orient_op;
+
+/* The stage's parameters (gf_stage.params). */
+typedef struct gf_orient_params {
+    gf_orient_op op;
+} gf_orient_params;
 
 /* 1 when op swaps width and height (transpose, transverse, rotate 90/270). */
 static inline int gf_orient_swaps(gf_orient_op op)
@@ -42,9 +56,30 @@ void gf_orient_dest(gf_orient_op op, int x, int y, int w, int h, int *ox, int *o
     }
 }
 
-/* CPU reference: in (host, w x h, any stride) -> out (host, allocated by the
- * caller with the output size, any stride). Cache-blocked, parallel over
- * blocks of rows (OpenMP). Returns 0, or GF_EINTERNAL on a size mismatch. */
+/* in (host, w x h, any stride) -> out (host, allocated by the caller with
+ * the output size, any stride). gf_orient_gold moves one pixel at a time by
+ * gf_orient_dest: the reference. gf_orient_cpu is the CPU backend's path:
+ * cache-blocked, parallel over blocks of rows (OpenMP); equal to the gold.
+ * Returns 0, or GF_EINTERNAL on a size mismatch. */
+int gf_orient_gold(const gf_image *in, gf_image *out, gf_orient_op op);
 int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op);
+
+/* The stage that op belongs to: gf_stage_transpose or gf_stage_mirror. */
+const gf_stage_ops *gf_orient_stage(gf_orient_op op);
+
+/* CUDA launchers (cuda/orient.cu), as gf_launch_fn. `global`: one thread per
+ * input pixel, reads coalesced, writes scattered (the naive transpose of
+ * seed 2), for every op. `shared` (the ops that swap the axes): 64x64-byte
+ * tiles staged in shared memory with one byte of row padding against bank
+ * conflicts, so reads and writes are both coalesced 4-byte words (seed 2's
+ * tiled transpose, for bytes). `vector` (the mirrors): 16 output bytes per
+ * thread as aligned 4-byte words, reversed with byte permutes. */
+int gf_orient_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_orient_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_orient_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

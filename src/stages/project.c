@@ -1,12 +1,57 @@
-/* project.c - projection profiles: --colsum FILE (one sum per column, the
- * vertical profile) and --rowsum FILE (one sum per row). */
-#include <stdio.h>
+/* project.c - projection profiles: --colsum FILE and --rowsum FILE. */
+#include "project.h"
+
 #include <string.h>
 
-#include "../kernels.h"
-#include "../plot.h"
-#include "../stage.h"
-#include "report_file.h"
+#include "../report/json.h"
+
+extern const gf_stage_ops gf_stage_colsum, gf_stage_rowsum;
+
+int gf_colsum_gold(const gf_image *in, uint32_t *sums)
+{
+    for (int x = 0; x < in->width; x++) {
+        uint32_t s = 0;
+        for (int y = 0; y < in->height; y++)
+            s += in->data[(size_t)y * in->stride + x];
+        sums[x] = s;
+    }
+    return 0;
+}
+
+int gf_colsum_cpu(const gf_image *in, uint32_t *sums)
+{
+    memset(sums, 0, (size_t)in->width * sizeof *sums);
+    for (int y = 0; y < in->height; y++) {
+        const unsigned char *row = in->data + (size_t)y * in->stride;
+        for (int x = 0; x < in->width; x++)
+            sums[x] += row[x];
+    }
+    return 0;
+}
+
+int gf_rowsum_gold(const gf_image *in, uint32_t *sums)
+{
+    for (int y = 0; y < in->height; y++) {
+        uint32_t s = 0;
+        for (int x = 0; x < in->width; x++)
+            s += in->data[(size_t)y * in->stride + x];
+        sums[y] = s;
+    }
+    return 0;
+}
+
+int gf_rowsum_cpu(const gf_image *in, uint32_t *sums)
+{
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < in->height; y++) {
+        const unsigned char *row = in->data + (size_t)y * in->stride;
+        uint32_t t = 0;
+        for (int x = 0; x < in->width; x++)
+            t += row[x];
+        sums[y] = t;
+    }
+    return 0;
+}
 
 static int is_col(const gf_stage *s)
 {
@@ -23,104 +68,124 @@ static size_t project_len(const gf_stage *s, int w, int h)
     return (size_t)(is_col(s) ? w : h);
 }
 
+static int project_gold(const gf_stage *s, const gf_image *in, uint32_t *sums)
+{
+    return (is_col(s) ? gf_colsum_gold : gf_rowsum_gold)(in, sums);
+}
+
 static int project_cpu(const gf_stage *s, const gf_image *in, uint32_t *sums)
 {
-    const int col = is_col(s);
+    return (is_col(s) ? gf_colsum_cpu : gf_rowsum_cpu)(in, sums);
+}
 
-    if (col)
-        memset(sums, 0, (size_t)in->width * sizeof *sums);
-#pragma omp parallel for schedule(static) if (!col)
-    for (int y = 0; y < in->height; y++) {
-        const unsigned char *row = in->data + (size_t)y * in->stride;
-        uint32_t t = 0;
-        for (int x = 0; x < in->width; x++) {
-            if (col)
-                sums[x] += row[x];
-            else
-                t += row[x];
-        }
-        if (!col)
-            sums[y] = t;
+static void project_csv(const gf_stage *s, const gf_result *r, FILE *f)
+{
+    const double count = is_col(s) ? r->height : r->width; /* pixels per sum */
+
+    fputs("index,sum,mean\n", f);
+    for (size_t i = 0; i < r->n; i++)
+        fprintf(f, "%zu,%u,%.4f\n", i, r->vals[i], r->vals[i] / count);
+}
+
+static json_t *project_json(const gf_stage *s, const gf_result *r)
+{
+    json_t *sums = json_array();
+    unsigned long long total = 0;
+
+    for (size_t i = 0; i < r->n; i++) {
+        total += r->vals[i];
+        json_array_append_new(sums, json_integer(r->vals[i]));
     }
+    return json_pack("{s:s,s:i,s:i,s:I,s:o}", "axis", is_col(s) ? "column" : "row", "width",
+                     r->width, "height", r->height, "total", (json_int_t)total, "sums", sums);
+}
+
+static void project_plot(const gf_stage *s, const gf_result *r, gf_plot *p)
+{
+    p->n = r->n;
+    p->x_max = (int)r->n - 1;
+    p->series[0] = (gf_plot_series){NULL, r->vals, {31, 119, 180}, 0};
+    p->nseries = 1;
+    snprintf(p->title, sizeof p->title, "%s sums of %s (%dx%d)", is_col(s) ? "Column" : "Row",
+             r->input ? r->input : "-", r->width, r->height);
+    p->x_title = is_col(s) ? "column" : "row";
+    p->y_title = "sum";
+}
+
+static int parse_path(gf_stage *s, const char *arg)
+{
+    s->path = arg;
     return 0;
 }
 
-static int colsum_cuda(const gf_stage *s, int variant, const gf_dimage *in, uint32_t *sums,
-                       void *stream)
+static int project_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
-    (void)s;
-    return gf_colsum_cuda(in, sums, variant, stream);
+    (void)s, (void)bench, (void)rng;
+    return i == 0;
 }
 
-static int rowsum_cuda(const gf_stage *s, int variant, const gf_dimage *in, uint32_t *sums,
-                       void *stream)
-{
-    (void)s;
-    return gf_rowsum_cuda(in, sums, variant, stream);
-}
+static const gf_stage_opt colsum_opts[] = {
+    {"colsum", "FILE", "column sums (vertical projection profile): .csv, .json, .png, .svg or -",
+     GF_OPT_ADD, parse_path},
+    {NULL, NULL, NULL, 0, NULL},
+};
 
-static int project_write(const gf_stage *s, const gf_result *r, const gf_report_opts *o)
-{
-    const int col = is_col(s);
-    const char *path = s->u.report.path;
-    const double count = col ? r->height : r->width; /* pixels per sum */
-    unsigned long long total = 0;
-    gf_memfile m;
-    int rc;
+static const gf_stage_opt rowsum_opts[] = {
+    {"rowsum", "FILE", "row sums (horizontal projection profile): .csv, .json, .png, .svg or -",
+     GF_OPT_ADD, parse_path},
+    {NULL, NULL, NULL, 0, NULL},
+};
 
-    (void)o;
-    for (size_t i = 0; i < r->n; i++)
-        total += r->vals[i];
-    if (gf_report_type_of(path) == GF_REPORT_PNG) {
-        size_t ticks[5] = {0, r->n / 4, r->n / 2, 3 * r->n / 4, r->n - 1};
-        gf_series series = {r->vals, {30, 60, 220}, 0};
-        char title[96];
-        snprintf(title, sizeof title, "%s sums, %dx%d", col ? "column" : "row", r->width,
-                 r->height);
-        gf_plot p = {r->n, &series, 1, 0, title, ticks, r->n >= 5 ? 5 : 1};
-        return gf_plot_write(path, &p);
-    }
-    if ((rc = gf_memfile_open(&m)))
-        return rc;
-    if (gf_report_type_of(path) == GF_REPORT_JSON) {
-        fprintf(m.f, "{\"axis\":\"%s\",\"width\":%d,\"height\":%d,\"total\":%llu,\"sums\":[",
-                col ? "column" : "row", r->width, r->height, total);
-        for (size_t i = 0; i < r->n; i++)
-            fprintf(m.f, "%s%u", i ? "," : "", r->vals[i]);
-        fputs("]}\n", m.f);
-    } else {
-        fputs("index,sum,mean\n", m.f);
-        for (size_t i = 0; i < r->n; i++)
-            fprintf(m.f, "%zu,%u,%.4f\n", i, r->vals[i], r->vals[i] / count);
-    }
-    return gf_memfile_commit(&m, path);
-}
+static const gf_variant colsum_variants[] = {
+    {"byte", GF_CUDA(gf_colsum_byte_cuda)},
+    {"word", GF_CUDA(gf_colsum_word_cuda)},
+    {"split", GF_CUDA(gf_colsum_split_cuda)},
+    {NULL, NULL},
+};
 
-static const char *const colsum_variants[] = {"byte", "word", "split", NULL};
-static const char *const rowsum_variants[] = {"warp", NULL};
+static const gf_variant rowsum_variants[] = {
+    {"warp", GF_CUDA(gf_rowsum_warp_cuda)},
+    {NULL, NULL},
+};
+
+static const gf_default colsum_defaults[] = {
+    {0, 0, "split"}, /* 7.3x faster than byte on an H100 */
+    {0, 0, NULL},
+};
+
+static const gf_default rowsum_defaults[] = {
+    {0, 0, "warp"},
+    {0, 0, NULL},
+};
 
 const gf_stage_ops gf_stage_colsum = {
     .name = "colsum",
-    .description = "column sums (vertical projection profile) to CSV, JSON or PNG",
+    .group = "colsum",
+    .opts = colsum_opts,
     .variants = colsum_variants,
-    .default_variant = GF_COLSUM_SPLIT,
+    .defaults = colsum_defaults,
     .label = project_label,
-    .out_size = gf_stage_same_size,
     .report_len = project_len,
+    .report_gold = project_gold,
     .report_cpu = project_cpu,
-    .report_cuda = colsum_cuda,
-    .report_write = project_write,
+    .write_csv = project_csv,
+    .to_json = project_json,
+    .plot = project_plot,
+    .config = project_config,
 };
 
 const gf_stage_ops gf_stage_rowsum = {
     .name = "rowsum",
-    .description = "row sums (horizontal projection profile) to CSV, JSON or PNG",
+    .group = "colsum",
+    .opts = rowsum_opts,
     .variants = rowsum_variants,
-    .default_variant = 0,
+    .defaults = rowsum_defaults,
     .label = project_label,
-    .out_size = gf_stage_same_size,
     .report_len = project_len,
+    .report_gold = project_gold,
     .report_cpu = project_cpu,
-    .report_cuda = rowsum_cuda,
-    .report_write = project_write,
+    .write_csv = project_csv,
+    .to_json = project_json,
+    .plot = project_plot,
+    .config = project_config,
 };

@@ -1,7 +1,7 @@
 # helper.bash - shared setup for the CLI tests: a scratch directory per test,
 # the binary under test and the samples.
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-GPUFILT="$ROOT/gpufilt"
+GPUFILT="${GPUFILT:-$ROOT/gpufilt}"
 REF="python3 $ROOT/tests/cli/ref.py"
 SAMPLES="$ROOT/samples"
 

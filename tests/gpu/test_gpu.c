@@ -1,29 +1,25 @@
-/* test_gpu.c - every CUDA variant of every stage against the CPU reference,
- * bit for bit, on fresh random images of awkward sizes and on the samples.
- * Outputs are poisoned before each run. Usage:
+/* test_gpu.c - every CUDA variant of every registered stage, in every test
+ * configuration the stage gives, against its gold reference bit for bit, on
+ * fresh random images of awkward sizes, on constant and two-valued images
+ * and on the samples. Outputs are poisoned before each run. Usage:
  *   test_gpu [--small] [SAMPLE...]
- * --small keeps to sizes that compute-sanitizer runs in seconds. Exits 0
- * with "SKIP" when no GPU is usable, 1 on any mismatch or error. */
+ * --small keeps to sizes that compute-sanitizer runs in seconds. The random
+ * seed is printed; GPUFILT_TEST_SEED replays one. Exits 0 with "SKIP" when
+ * no GPU is usable, 1 on any mismatch or error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../../src/codec/codec.h"
 #include "../../src/gpu.h"
-#include "../../src/image.h"
 #include "../../src/pipeline.h"
 #include "../../src/stage.h"
-#include "../../src/stages/orient.h"
 
 static int passed, failed;
 static gf_gpu *gpu;
-
-/* Fresh inputs every run; the seed is printed to reproduce. */
 static uint64_t rng_state;
-static unsigned rnd(void)
-{
-    return gf_rand(&rng_state);
-}
 
 static void random_image(gf_image *im, int w, int h)
 {
@@ -33,18 +29,21 @@ static void random_image(gf_image *im, int w, int h)
     }
 }
 
-/* Runs every variant of stage s on img; each must equal the CPU reference. */
+/* Runs every variant of stage s on img; each must equal the gold. */
 static void check_stage(const gf_stage *s, const gf_image *img, const char *what)
 {
     gf_variant_result res[GF_MAX_VARIANTS];
     gf_output ref;
-    double cpu_ms;
+    double ms;
+    char label[48];
 
-    if (gf_stage_check(gpu, s, img, 1, &ref, &cpu_ms, res)) {
-        fprintf(stderr, "FAIL %s: %s\n", what, gf_errmsg());
+    gf_stage_label(s, label, sizeof label);
+    if (gf_stage_reference(s, img, &ref, &ms) ||
+        gf_stage_check(gpu, s, img, &ref, 1, res)) {
+        fprintf(stderr, "FAIL %s, %s: %s\n", what, label, gf_errmsg());
         exit(1); /* a CUDA error is sticky */
     }
-    for (int v = 0; s->ops->variants[v]; v++) {
+    for (int v = 0; s->ops->variants[v].name; v++) {
         if (res[v].match) {
             passed++;
         } else {
@@ -55,48 +54,31 @@ static void check_stage(const gf_stage *s, const gf_image *img, const char *what
     gf_output_free(&ref);
 }
 
-/* Every stage configuration worth checking, on one image. */
+/* Every configuration of every registered stage, on one image. */
 static void check_all(const gf_image *img, const char *what)
 {
-    static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
-                                           GF_BORDER_CONSTANT};
-    gf_stage s;
-
-    memset(&s, 0, sizeof s);
-    s.ops = &gf_stage_mean;
-    for (int k = 3; k <= 5; k += 2)
-        for (int m = 0; m < 3; m++) {
-            s.u.mean.ksize = k;
-            s.u.mean.border.mode = modes[m];
-            s.u.mean.border.value = (int)(rnd() & 255);
+    for (int i = 0; gf_stages[i]; i++)
+        for (int c = 0;; c++) {
+            gf_stage s;
+            gf_stage_init(&s, gf_stages[i]);
+            if (!s.ops->config(&s, c, 0, &rng_state))
+                break;
             check_stage(&s, img, what);
         }
-    static const gf_stage_ops *const reports[] = {&gf_stage_hist, &gf_stage_colsum,
-                                                  &gf_stage_rowsum};
-    for (int r = 0; r < 3; r++) {
-        memset(&s, 0, sizeof s);
-        s.ops = reports[r];
-        check_stage(&s, img, what);
-    }
-    for (int op = 0; op < GF_ORIENT_NOPS; op++) {
-        memset(&s, 0, sizeof s);
-        s.ops = gf_orient_swaps(op) ? &gf_stage_transpose : &gf_stage_mirror;
-        s.u.orient.op = op;
-        check_stage(&s, img, what);
-    }
 }
 
 int main(int argc, char **argv)
 {
-    static const int full[][2] = {{1, 1},   {1, 7},    {7, 1},     {2, 2},      {5, 5},
-                                  {31, 33}, {64, 64},  {65, 63},   {127, 129},  {129, 127},
-                                  {1000, 999}, {4099, 3}, {3, 4099}, {8000, 8000}};
+    static const int full[][2] = {{1, 1},     {1, 7},    {7, 1},     {2, 2},     {5, 5},
+                                  {31, 33},   {64, 64},  {65, 63},   {127, 129}, {129, 127},
+                                  {1000, 999}, {4099, 3}, {3, 4099}, {1920, 1080}, {8000, 8000}};
     static const int small[][2] = {{1, 1},   {1, 7},   {7, 1},     {2, 2},   {5, 5},
                                    {31, 33}, {65, 63}, {127, 129}, {300, 67}};
-    int is_small = argc > 1 && !strcmp(argv[1], "--small");
+    const int is_small = argc > 1 && !strcmp(argv[1], "--small");
     const int(*sizes)[2] = is_small ? small : full;
-    int nsizes = is_small ? (int)(sizeof small / sizeof small[0])
-                          : (int)(sizeof full / sizeof full[0]);
+    const int nsizes = is_small ? (int)(sizeof small / sizeof small[0])
+                                : (int)(sizeof full / sizeof full[0]);
+    const char *env = getenv("GPUFILT_TEST_SEED");
     char name[128], what[256];
     gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
 
@@ -104,8 +86,11 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", gf_errmsg());
         return 0;
     }
-    rng_state = (unsigned long long)time(NULL) * 0x9E3779B97F4A7C15ull | 1;
-    printf("test_gpu on %s, seed %llu\n", name, (unsigned long long)rng_state);
+    rng_state = env && *env ? strtoull(env, NULL, 10)
+                            : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid());
+    rng_state |= 1;
+    printf("test_gpu on %s, seed %llu (GPUFILT_TEST_SEED=%llu replays it)\n", name,
+           (unsigned long long)rng_state, (unsigned long long)rng_state);
     for (int i = 0; i < nsizes; i++) {
         gf_image img;
         random_image(&img, sizes[i][0], sizes[i][1]);

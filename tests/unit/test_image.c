@@ -5,13 +5,15 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "../../src/image.h"
+#include "../../src/codec/codec.h"
 
 /* From the configured stb build (third_party/stb.c), to make colour PNGs. */
 unsigned char *stbi_write_png_to_mem(const unsigned char *pixels, int stride_bytes, int x, int y,
                                      int n, int *out_len);
 
 static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
+static gf_encode_opts png_opts = {GF_FMT_PNG, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
+static const gf_encode_opts pgm_opts = {GF_FMT_PGM, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
 
 static void decode_ok(const unsigned char *buf, size_t len, gf_image *im, gf_load_info *info)
 {
@@ -25,14 +27,14 @@ static void test_png_roundtrip(void **state)
     static const int sizes[][2] = {{1, 1}, {7, 5}, {31, 33}, {257, 3}};
     (void)state;
     for (int level = 0; level <= 12; level += 6) {
-        gf_set_png_level(level);
+        png_opts.png_level = level;
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             gf_image a, b;
             gf_load_info info;
             unsigned char *buf;
             size_t len;
             random_image(&a, sizes[i][0], sizes[i][1]);
-            assert_int_equal(gf_encode(&a, GF_FMT_PNG, &buf, &len), 0);
+            assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
             decode_ok(buf, len, &b, &info);
             assert_string_equal(info.format, "png");
             assert_int_equal(info.channels, 1);
@@ -44,7 +46,7 @@ static void test_png_roundtrip(void **state)
             gf_image_free(&b);
         }
     }
-    gf_set_png_level(GF_DEFAULT_PNG_LEVEL);
+    png_opts.png_level = GF_DEFAULT_PNG_LEVEL;
 }
 
 static void test_pgm_roundtrip(void **state)
@@ -55,7 +57,7 @@ static void test_pgm_roundtrip(void **state)
     size_t len;
     (void)state;
     random_image(&a, 13, 11);
-    assert_int_equal(gf_encode(&a, GF_FMT_PGM, &buf, &len), 0);
+    assert_int_equal(gf_encode(&a, &pgm_opts, &buf, &len), 0);
     assert_memory_equal(buf, "P5\n13 11\n255\n", 13);
     assert_int_equal(len, 13 + 13 * 11);
     decode_ok(buf, len, &b, &info);
@@ -153,7 +155,7 @@ static void test_bad_input(void **state)
     expect_data_error((const unsigned char *)"P5\n70000 1\n255\n", 15, &lim);  /* too wide */
     /* a truncated PNG */
     random_image(&a, 64, 64);
-    assert_int_equal(gf_encode(&a, GF_FMT_PNG, &buf, &len), 0);
+    assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
     expect_data_error(buf, len / 2, &lim);
     /* over --max-pixels: refused from the header */
     gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES};
@@ -179,7 +181,8 @@ static void test_format_from_name(void **state)
     (void)state;
     assert_int_equal(gf_format_from_name("a.png"), GF_FMT_PNG);
     assert_int_equal(gf_format_from_name("dir.x/A.PGM"), GF_FMT_PGM);
-    assert_int_equal(gf_format_from_name("a.jpg"), GF_FMT_NONE);
+    assert_int_equal(gf_format_from_name("a.jpg"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("dir.png/a"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("-"), GF_FMT_NONE);
 }
@@ -205,14 +208,14 @@ static void test_atomic_write(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/out.pgm", dir);
     random_image(&a, 17, 3);
-    assert_int_equal(gf_save(path, &a, GF_FMT_PGM), 0);
+    assert_int_equal(gf_save(path, &a, &pgm_opts), 0);
     assert_int_equal(gf_load(path, &lim, &b, &info), 0);
     assert_memory_equal(a.data, b.data, 17 * 3);
     gf_image_free(&b);
     assert_int_equal(count_entries(dir), 1);
     /* a directory that does not exist: GF_ECREATE, nothing left anywhere */
     snprintf(bad, sizeof bad, "%s/missing/out.png", dir);
-    assert_int_equal(gf_save(bad, &a, GF_FMT_PNG), GF_ECREATE);
+    assert_int_equal(gf_save(bad, &a, &png_opts), GF_ECREATE);
     assert_int_equal(count_entries(dir), 1);
     unlink(path);
     rmdir(dir);
@@ -227,6 +230,6 @@ int main(void)
         cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_format_from_name),
         cmocka_unit_test(test_atomic_write),
     };
-    gf_set_png_level(GF_DEFAULT_PNG_LEVEL);
+    png_opts.png_level = GF_DEFAULT_PNG_LEVEL;
     return cmocka_run_group_tests_name("image", tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../../src/stats.h"
+#include "../../src/report/stats.h"
 
 static void test_one_pixel(void **state)
 {

@@ -3,7 +3,10 @@
 #define GF_STATS_H
 
 #include <stdint.h>
-#include <stdio.h>
+
+#include <jansson.h>
+
+#include "../stage.h"
 
 typedef struct gf_hist_stats {
     uint64_t pixels;  /* sum of the bins */
@@ -28,10 +31,12 @@ void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st);
 /* The percentile p (0 < p <= 100) of bins by the rule above. */
 int gf_hist_percentile(const uint32_t *bins, uint64_t pixels, double p);
 
-/* Prints st as "key=value" lines (sep '\n') or one line (sep ' '). */
-void gf_hist_stats_print(FILE *f, const gf_hist_stats *st, char sep);
+/* st as key=value pairs in out (GF_MAX_STATS entries): pixels, min, max,
+ * mean (4 decimals), stddev, mode, median, p1, p5, p25, p75, p95, p99,
+ * entropy and otsu. Returns their count. */
+int gf_hist_stats_kv(const gf_hist_stats *st, gf_stat *out);
 
-/* Prints st as a JSON object. */
-void gf_hist_stats_json(FILE *f, const gf_hist_stats *st);
+/* st as a new JSON object (reals to 6 decimals), or NULL out of memory. */
+json_t *gf_hist_stats_json(const gf_hist_stats *st);
 
 #endif

@@ -1,13 +1,13 @@
-/* image.h - reading, decoding, encoding and atomically writing images.
+/* codec.h - reading, decoding, encoding and atomically writing images.
  * Decoding of PNG, JPEG and BMP is stb_image's; binary PNM (P5/P6) is read
  * here (see third_party/README.md for why). Encoding is stb_image_write's PNG
  * with libdeflate, and PGM (P5) written here. */
-#ifndef GF_IMAGE_H
-#define GF_IMAGE_H
+#ifndef GF_CODEC_H
+#define GF_CODEC_H
 
 #include <stdint.h>
 
-#include "gf.h"
+#include "../gf.h"
 
 /* Largest width or height any loader accepts (stb's STBI_MAX_DIMENSIONS). */
 #define GF_MAX_DIM 65535
@@ -20,7 +20,37 @@ typedef struct gf_limits {
 #define GF_DEFAULT_MAX_PIXELS 268435456ull     /* 16384^2 */
 #define GF_DEFAULT_MAX_FILE_BYTES 1073741824ull /* 1 GiB */
 
-typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_PGM } gf_format;
+typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_PGM, GF_FMT_JPEG } gf_format;
+
+#define GF_DEFAULT_PNG_LEVEL 1
+#define GF_DEFAULT_JPEG_QUALITY 90
+
+/* The format a --format argument names ("png", "pgm", "jpeg" or "jpg"), or
+ * GF_FMT_NONE. */
+gf_format gf_format_parse(const char *name);
+
+/* The format's name ("png", "pgm", "jpeg") and file extension ("png",
+ * "pgm", "jpg"). */
+const char *gf_format_name(gf_format f);
+const char *gf_format_ext(gf_format f);
+
+/* The output format that path's extension names (.png, .pgm, .jpg, .jpeg;
+ * either case), or GF_FMT_NONE. */
+gf_format gf_format_from_name(const char *path);
+
+/* Settles the format of an output named path: *fmt is the --format given
+ * (explicit != 0) or GF_FMT_NONE. An extension that names no written format
+ * (.webp, .tif, ...) is refused with the formats gpufilt writes; a --format
+ * that contradicts the extension is refused; a name without an extension
+ * needs --format. Returns 0 with *fmt set, or GF_EUSAGE. */
+int gf_format_check_name(const char *path, gf_format *fmt, int explicit);
+
+/* How to encode an image output. */
+typedef struct gf_encode_opts {
+    gf_format format;
+    int png_level; /* libdeflate 0-12 */
+    int quality;   /* JPEG 1-100 */
+} gf_encode_opts;
 
 /* What the decoder found. */
 typedef struct gf_load_info {
@@ -62,10 +92,6 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
 
-/* Sets the PNG deflate level for every later encode (libdeflate 0-12, 0 =
- * stored). Call before any encoding thread starts. */
-void gf_set_png_level(int level);
-#define GF_DEFAULT_PNG_LEVEL 1
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.
  * Any other path is written to a temporary file ".NAME.gpufilt-XXXXXX" in
@@ -77,11 +103,11 @@ void gf_set_png_level(int level);
 int gf_write(const char *path, const unsigned char *buf, size_t len);
 
 /* gf_encode + gf_write. */
-int gf_save(const char *path, const gf_image *im, gf_format fmt);
+int gf_save(const char *path, const gf_image *im, const gf_encode_opts *o);
 
-/* Encodes im into a malloc'd buffer (*out, *len) in format fmt; the caller
- * frees it. Errors: GF_EINTERNAL (out of memory). */
-int gf_encode(const gf_image *im, gf_format fmt, unsigned char **out, size_t *len);
+/* Encodes im (host) into a malloc'd buffer (*out, *len) as o says; the
+ * caller frees it. Errors: GF_EINTERNAL (out of memory). */
+int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* Removes every temporary output file not yet renamed. Async-signal-safe. */
 void gf_tmp_cleanup(void);

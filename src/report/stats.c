@@ -2,7 +2,11 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "../otsu.h"
+#include "json.h"
 
 int gf_hist_percentile(const uint32_t *bins, uint64_t pixels, double p)
 {
@@ -61,42 +65,39 @@ void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st)
         }
     if (st->entropy <= 0)
         st->entropy = 0; /* no -0 */
-    {
-        /* Otsu: between-class variance for t in [0, 254], classes [0,t], [t+1,255] */
-        long double w0 = 0, s0 = 0, best = -1;
-        for (int t = 0; t < 255; t++) {
-            w0 += bins[t];
-            s0 += (long double)t * bins[t];
-            long double w1 = n - w0;
-            if (w0 == 0 || w1 == 0)
-                continue;
-            long double m0 = s0 / w0, m1 = (sum - s0) / w1;
-            long double between = w0 * w1 * (m0 - m1) * (m0 - m1);
-            if (between > best) {
-                best = between;
-                st->otsu = t;
-            }
-        }
-    }
+    st->otsu = gf_otsu(bins);
 }
 
-void gf_hist_stats_print(FILE *f, const gf_hist_stats *st, char sep)
+int gf_hist_stats_kv(const gf_hist_stats *st, gf_stat *out)
 {
-    fprintf(f,
-            "pixels=%llu%cmin=%d%cmax=%d%cmean=%.4f%cstddev=%.4f%cmode=%d%cmedian=%d%c"
-            "p1=%d%cp5=%d%cp25=%d%cp75=%d%cp95=%d%cp99=%d%centropy=%.4f%cotsu=%d\n",
-            (unsigned long long)st->pixels, sep, st->min, sep, st->max, sep, st->mean, sep,
-            st->stddev, sep, st->mode, sep, st->median, sep, st->p1, sep, st->p5, sep, st->p25,
-            sep, st->p75, sep, st->p95, sep, st->p99, sep, st->entropy, sep, st->otsu);
+    int n = 0;
+#define KV(k, fmt, v) snprintf(out[n].key, sizeof out[n].key, "%s", k), \
+                      snprintf(out[n].value, sizeof out[n].value, fmt, v), n++
+    KV("pixels", "%llu", (unsigned long long)st->pixels);
+    KV("min", "%d", st->min);
+    KV("max", "%d", st->max);
+    KV("mean", "%.4f", st->mean);
+    KV("stddev", "%.4f", st->stddev);
+    KV("mode", "%d", st->mode);
+    KV("median", "%d", st->median);
+    KV("p1", "%d", st->p1);
+    KV("p5", "%d", st->p5);
+    KV("p25", "%d", st->p25);
+    KV("p75", "%d", st->p75);
+    KV("p95", "%d", st->p95);
+    KV("p99", "%d", st->p99);
+    KV("entropy", "%.4f", st->entropy);
+    KV("otsu", "%d", st->otsu);
+#undef KV
+    return n;
 }
 
-void gf_hist_stats_json(FILE *f, const gf_hist_stats *st)
+json_t *gf_hist_stats_json(const gf_hist_stats *st)
 {
-    fprintf(f,
-            "{\"pixels\":%llu,\"min\":%d,\"max\":%d,\"mean\":%.6f,\"stddev\":%.6f,\"mode\":%d,"
-            "\"median\":%d,\"p1\":%d,\"p5\":%d,\"p25\":%d,\"p75\":%d,\"p95\":%d,\"p99\":%d,"
-            "\"entropy\":%.6f,\"otsu\":%d}",
-            (unsigned long long)st->pixels, st->min, st->max, st->mean, st->stddev, st->mode,
-            st->median, st->p1, st->p5, st->p25, st->p75, st->p95, st->p99, st->entropy,
-            st->otsu);
+    return json_pack("{s:I,s:i,s:i,s:o,s:o,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:i}",
+                     "pixels", (json_int_t)st->pixels, "min", st->min, "max", st->max, "mean",
+                     gf_json_real(st->mean, 6), "stddev", gf_json_real(st->stddev, 6), "mode",
+                     st->mode, "median", st->median, "p1", st->p1, "p5", st->p5, "p25", st->p25,
+                     "p75", st->p75, "p95", st->p95, "p99", st->p99, "entropy",
+                     gf_json_real(st->entropy, 6), "otsu", st->otsu);
 }

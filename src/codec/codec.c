@@ -1,5 +1,5 @@
 /* image.c - reading, decoding, encoding and atomic writing (image.h). */
-#include "image.h"
+#include "codec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,13 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../third_party/stb.h"
+#include <turbojpeg.h>
 
-/* PNG row filter: stb's per-row choice tries all five filters on every row,
- * and Paeth is a serial loop; the fixed Up filter (2) vectorises, and on the
- * samples it is within 3% of Paeth's size at 60% of its time
- * (docs/benchmarks.md, "PNG encoding"). */
-#define PNG_FILTER 2
+#include "../../third_party/stb.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -346,51 +342,131 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
     return rc;
 }
 
-gf_format gf_format_from_name(const char *path)
+gf_format gf_format_parse(const char *name)
 {
-    const char *dot = strrchr(path, '.');
-
-    if (!dot || strchr(dot, '/'))
-        return GF_FMT_NONE;
-    if (!strcasecmp(dot, ".png"))
+    if (!strcmp(name, "png"))
         return GF_FMT_PNG;
-    if (!strcasecmp(dot, ".pgm"))
+    if (!strcmp(name, "pgm"))
         return GF_FMT_PGM;
+    if (!strcmp(name, "jpeg") || !strcmp(name, "jpg"))
+        return GF_FMT_JPEG;
     return GF_FMT_NONE;
 }
 
-void gf_set_png_level(int level)
+const char *gf_format_name(gf_format f)
 {
-    gf_stb_png_config(level, PNG_FILTER);
+    return f == GF_FMT_PNG ? "png" : f == GF_FMT_PGM ? "pgm" : f == GF_FMT_JPEG ? "jpeg" : "none";
 }
 
-int gf_encode(const gf_image *im, gf_format fmt, unsigned char **out, size_t *len)
+const char *gf_format_ext(gf_format f)
+{
+    return f == GF_FMT_JPEG ? "jpg" : gf_format_name(f);
+}
+
+/* The extension of path's last component (after its last dot), or NULL. */
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+
+    return dot && dot != name && dot[1] ? dot + 1 : NULL;
+}
+
+gf_format gf_format_from_name(const char *path)
+{
+    const char *ext = extension(path);
+
+    if (!ext)
+        return GF_FMT_NONE;
+    if (!strcasecmp(ext, "png"))
+        return GF_FMT_PNG;
+    if (!strcasecmp(ext, "pgm"))
+        return GF_FMT_PGM;
+    if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg"))
+        return GF_FMT_JPEG;
+    return GF_FMT_NONE;
+}
+
+int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
+{
+    const char *ext = extension(path);
+    gf_format named = gf_format_from_name(path);
+
+    if (ext && !named && !strchr(ext, '}'))
+        return gf_err(GF_EUSAGE, path,
+                      "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm) and "
+                      "JPEG (.jpg, .jpeg)",
+                      ext);
+    if (explicit && named && named != *fmt)
+        return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
+                      gf_format_name(*fmt));
+    if (!explicit)
+        *fmt = named;
+    if (!*fmt)
+        return gf_err(GF_EUSAGE, path,
+                      "cannot tell the output format from the name: give it an extension "
+                      "(.png, .pgm, .jpg) or use --format png|pgm|jpeg");
+    return 0;
+}
+
+static int encode_pgm(const gf_image *im, unsigned char **out, size_t *len)
+{
+    char hdr[64];
+    int hl = snprintf(hdr, sizeof hdr, "P5\n%d %d\n255\n", im->width, im->height);
+    size_t total = (size_t)hl + (size_t)im->width * (size_t)im->height;
+    unsigned char *b = malloc(total);
+
+    if (!b)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding PGM");
+    memcpy(b, hdr, (size_t)hl);
+    for (int y = 0; y < im->height; y++)
+        memcpy(b + hl + (size_t)y * im->width, im->data + (size_t)y * im->stride,
+               (size_t)im->width);
+    *out = b;
+    *len = total;
+    return 0;
+}
+
+static int encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t *len)
+{
+    tjhandle tj = tjInitCompress();
+    unsigned char *buf = NULL;
+    unsigned long size = 0;
+    int rc = 0;
+
+    if (!tj)
+        return gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(NULL));
+    if (tjCompress2(tj, im->data, im->width, (int)im->stride, im->height, TJPF_GRAY, &buf, &size,
+                    TJSAMP_GRAY, quality, 0)) {
+        rc = gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(tj));
+    } else if (!(*out = malloc(size ? size : 1))) {
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory encoding JPEG");
+    } else {
+        memcpy(*out, buf, size);
+        *len = size;
+    }
+    tjFree(buf);
+    tjDestroy(tj);
+    return rc;
+}
+
+int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
-    if (fmt == GF_FMT_PNG) {
+    if (o->format == GF_FMT_PNG) {
         int n = 0;
-        *out = gf_stb_png_encode(im->data, (int)im->stride, im->width, im->height, &n);
+        *out = gf_stb_png_encode(im->data, (int)im->stride, im->width, im->height, o->png_level,
+                                 &n);
         if (!*out)
             return gf_err(GF_EINTERNAL, NULL, "PNG encoding failed (out of memory)");
         *len = (size_t)n;
         return 0;
     }
-    if (fmt == GF_FMT_PGM) {
-        char hdr[64];
-        int hl = snprintf(hdr, sizeof hdr, "P5\n%d %d\n255\n", im->width, im->height);
-        size_t total = (size_t)hl + (size_t)im->width * (size_t)im->height;
-        unsigned char *b = malloc(total);
-        if (!b)
-            return gf_err(GF_EINTERNAL, NULL, "out of memory encoding PGM");
-        memcpy(b, hdr, (size_t)hl);
-        for (int y = 0; y < im->height; y++)
-            memcpy(b + hl + (size_t)y * im->width, im->data + (size_t)y * im->stride,
-                   (size_t)im->width);
-        *out = b;
-        *len = total;
-        return 0;
-    }
+    if (o->format == GF_FMT_PGM)
+        return encode_pgm(im, out, len);
+    if (o->format == GF_FMT_JPEG)
+        return encode_jpeg(im, o->quality, out, len);
     return gf_err(GF_EINTERNAL, NULL, "no output format");
 }
 
@@ -494,11 +570,11 @@ out:
     return rc;
 }
 
-int gf_save(const char *path, const gf_image *im, gf_format fmt)
+int gf_save(const char *path, const gf_image *im, const gf_encode_opts *o)
 {
     unsigned char *buf;
     size_t len;
-    int rc = gf_encode(im, fmt, &buf, &len);
+    int rc = gf_encode(im, o, &buf, &len);
 
     if (rc == 0)
         rc = gf_write(path, buf, len);

@@ -1,0 +1,286 @@
+/* job.c - one input file, start to end (job.h). */
+#include "job.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../pipeline.h"
+#include "../report/files.h"
+#include "../report/json.h"
+#include "naming.h"
+
+static const char *display_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "(stdin)";
+}
+
+/* Refuses an output that is the input file (unless --force); creates the
+ * directories it goes into and checks that it can be created there. */
+static int check_output(const gf_plan *p, const char *input, const char *path)
+{
+    struct stat si, so;
+    char copy[PATH_MAX];
+    const char *dir;
+    int rc;
+
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    if (strcmp(input, "-") && !p->force && stat(input, &si) == 0 && stat(path, &so) == 0 &&
+        si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return gf_err(GF_EUSAGE, path, "is the input file; use --force to replace it");
+    if ((rc = gf_make_dirs(path, 0)))
+        return rc;
+    snprintf(copy, sizeof copy, "%s", path);
+    dir = dirname(copy);
+    if (stat(path, &so) == 0 && !S_ISREG(so.st_mode) && !S_ISDIR(so.st_mode))
+        return 0; /* a device or a FIFO is written in place */
+    if (access(dir, W_OK | X_OK))
+        return gf_err(GF_ECREATE, path, "cannot create: %s: %s", dir, strerror(errno));
+    return 0;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return path && strcmp(path, "-") && stat(path, &st) == 0;
+}
+
+/* 1 when every output of it exists already. */
+static int all_exist(const gf_plan *p, const gf_item *it)
+{
+    int any = 0;
+
+    if (it->out) {
+        if (!exists(it->out))
+            return 0;
+        any = 1;
+    }
+    for (int s = 0; s < p->nstages; s++)
+        if (it->reports[s]) {
+            if (!exists(it->reports[s]))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* Any histogram that asks for R, G and B. */
+static int wants_rgb(const gf_plan *p)
+{
+    for (int s = 0; s < p->nstages; s++)
+        if (p->stages[s].mods.rgb)
+            return 1;
+    return 0;
+}
+
+/* The label of the stage that a report at position i follows, or NULL. */
+static const char *after_label(const gf_plan *p, int i, char *buf, size_t n)
+{
+    for (int j = i - 1; j >= 0; j--)
+        if (!gf_stage_is_report(&p->stages[j]))
+            return gf_stage_label(&p->stages[j], buf, n);
+    return NULL;
+}
+
+/* Statistics of report stages that have them, once per point of the
+ * pipeline: key=value lines on stdout with --stats, else one line of
+ * information on stderr (or fields of the JSON line). */
+static void print_stats(const gf_plan *p, const gf_item *it, const gf_result *results,
+                        json_t *json)
+{
+    json_t *list = NULL;
+
+    for (int i = 0; i < p->nstages; i++) {
+        const gf_stage *s = &p->stages[i];
+        gf_stat st[GF_MAX_STATS];
+        char label[48];
+        int n, dup = 0;
+        if (!gf_stage_is_report(s) || !s->ops->stats)
+            continue;
+        for (int j = i - 1; j >= 0 && gf_stage_is_report(&p->stages[j]); j--)
+            dup |= p->stages[j].ops == s->ops;
+        if (dup)
+            continue;
+        n = s->ops->stats(s, &results[i], st);
+        const char *after = after_label(p, i, label, sizeof label);
+        if (p->stats) {
+            flockfile(stdout); /* one block per file, whole, in a batch */
+            if (p->batch)
+                printf("file=%s\n", it->path);
+            for (int k = 0; k < n; k++)
+                printf("%s=%s\n", st[k].key, st[k].value);
+            funlockfile(stdout);
+        } else if (json) {
+            json_t *o = json_object();
+            json_object_set_new(o, "stage", json_string(s->ops->name));
+            if (after)
+                json_object_set_new(o, "after", json_string(after));
+            for (int k = 0; k < n; k++)
+                json_object_set_new(o, st[k].key, json_string(st[k].value));
+            if (!list)
+                list = json_array();
+            json_array_append_new(list, o);
+        } else if (!p->quiet) {
+            flockfile(stderr);
+            fprintf(stderr, "%s of %s%s%s:", s->ops->name, display_name(it->path),
+                    after ? " after " : "", after ? after : "");
+            for (int k = 0; k < n; k++)
+                fprintf(stderr, " %s=%s", st[k].key, st[k].value);
+            fputc('\n', stderr);
+            funlockfile(stderr);
+        }
+    }
+    if (list)
+        json_object_set_new(json, "stats", list);
+}
+
+/* Writes every report stage's file, timed as one step. */
+static int write_reports(const gf_plan *p, const gf_item *it, const gf_result *results,
+                         gf_report *rep)
+{
+    double t0 = gf_now_ms();
+    int rc = 0, any = 0;
+
+    for (int i = 0; rc == 0 && i < p->nstages; i++)
+        if (gf_stage_is_report(&p->stages[i]) && it->reports[i]) {
+            rc = gf_report_write(&p->stages[i], &results[i], it->reports[i]);
+            any = 1;
+        }
+    if (rc == 0 && any)
+        gf_report_step(rep, "reports", NULL, gf_now_ms() - t0, 0);
+    return rc;
+}
+
+/* Reads and decodes the input. */
+static int load(const gf_plan *p, const gf_item *it, gf_image *img, gf_load_info *info,
+                uint32_t (*rgb)[256], gf_report *rep)
+{
+    unsigned char *buf;
+    size_t len;
+    double t0 = gf_now_ms();
+    int rc = gf_read_all(it->path, &p->limits, &buf, &len);
+
+    if (rc)
+        return rc;
+    gf_report_step(rep, "read", NULL, gf_now_ms() - t0, (double)len);
+    t0 = gf_now_ms();
+    rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info, rgb);
+    free(buf);
+    if (rc == 0)
+        gf_report_step(rep, "decode", info->format, gf_now_ms() - t0, 0);
+    return rc;
+}
+
+/* Encodes and writes the image output. */
+static int save(const gf_plan *p, const gf_item *it, const gf_image *img, gf_report *rep)
+{
+    gf_encode_opts eo = {p->format, p->png_level, p->jpeg_quality};
+    unsigned char *buf;
+    size_t len;
+    double t0 = gf_now_ms();
+    int rc = gf_encode(img, &eo, &buf, &len);
+
+    if (rc)
+        return rc;
+    gf_report_step(rep, "encode", gf_format_name(p->format), gf_now_ms() - t0, 0);
+    t0 = gf_now_ms();
+    rc = gf_write(it->out, buf, len);
+    free(buf);
+    if (rc == 0)
+        gf_report_step(rep, "write", NULL, gf_now_ms() - t0, (double)len);
+    return rc;
+}
+
+static void print_report(const gf_plan *p, gf_report *rep, json_t *json)
+{
+    if (p->quiet)
+        return;
+    flockfile(stderr);
+    if (json)
+        gf_json_line(json, stderr);
+    else if (!p->batch)
+        gf_report_text(rep, stderr);
+    funlockfile(stderr);
+}
+
+int gf_job_run(gf_worker *w, gf_item *it)
+{
+    const gf_plan *p = w->plan;
+    gf_report *rep = &w->rep;
+    gf_result results[GF_MAX_STAGES];
+    gf_pipeline pl = {p->stages, p->nstages, p->compare};
+    gf_image img = {0}, result = {0};
+    gf_load_info info;
+    gf_gpu *gpu = NULL;
+    json_t *json = NULL;
+    double t_start = gf_now_ms();
+    int rc, owned = 0;
+    const char *name = display_name(it->path);
+
+    if (p->skip_existing && all_exist(p, it))
+        return -1;
+    memset(rep, 0, sizeof *rep);
+    memset(results, 0, sizeof results);
+    rep->input = name;
+    rep->backend = "cpu";
+    if (w->t_process > 0)
+        gf_report_step(rep, "start-up", NULL, w->t_process, 0);
+    if ((rc = check_output(p, it->path, it->out)))
+        goto out;
+    for (int s = 0; rc == 0 && s < p->nstages; s++)
+        rc = check_output(p, it->path, it->reports[s]);
+    if (rc || (rc = load(p, it, &img, &info, wants_rgb(p) ? w->rgb : NULL, rep)))
+        goto out;
+    if (info.bits == 16 && !p->quiet)
+        fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", name, info.bits);
+    if ((rc = w->get_gpu(w, &gpu, rep)))
+        goto out;
+    rep->width = img.width;
+    rep->height = img.height;
+    for (int s = 0; s < p->nstages; s++) {
+        results[s].rgb = (const uint32_t(*)[256])w->rgb;
+        results[s].input = name;
+    }
+    rc = gf_pipeline_run(&pl, gpu, &img, &result, &owned, rep, results);
+    if (rc == 0)
+        rc = write_reports(p, it, results, rep);
+    if (rc == 0 && it->out)
+        rc = save(p, it, &result, rep);
+    if (rc == 0 || (p->compare && rep->compare.n)) {
+        rep->out_width = result.width ? result.width : rep->width;
+        rep->out_height = result.height ? result.height : rep->height;
+        gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
+        if (p->timings == GF_TIMINGS_JSON)
+            json = gf_report_json(rep);
+        if (rc == 0)
+            print_stats(p, it, results, json);
+        print_report(p, rep, json);
+        json_decref(json);
+        json = NULL;
+    }
+out:
+    if (rc) {
+        char msg[GF_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "%s", gf_errmsg());
+        if (p->timings == GF_TIMINGS_JSON && !p->quiet) {
+            json = json_pack("{s:s,s:i,s:s}", "input", name, "status", -rc, "error", msg);
+            flockfile(stderr);
+            gf_json_line(json, stderr);
+            funlockfile(stderr);
+            json_decref(json);
+        }
+        fprintf(stderr, "gpufilt: %s\n", msg);
+    }
+    for (int s = 0; s < p->nstages; s++)
+        free(results[s].vals);
+    if (owned)
+        gf_image_free(&result);
+    gf_image_free(&img);
+    return -rc;
+}

@@ -1,0 +1,45 @@
+/* job.h - one input file, start to end: read, decode, the pipeline, the
+ * reports, encode and write; its timing report and statistics. */
+#ifndef GF_JOB_H
+#define GF_JOB_H
+
+#include <stdint.h>
+
+#include "../plan.h"
+#include "../report/timing.h"
+
+/* One file of the list, with its expanded output names. */
+typedef struct gf_item {
+    const char *path;   /* input; "-" is stdin */
+    int index;          /* 1-based position in the whole list (before --shard) */
+    char *out;          /* image output, or NULL */
+    char **reports;     /* per stage: report output, or NULL */
+    int status;         /* exit status once done (0 ok); -1 skipped */
+} gf_item;
+
+/* What a worker keeps from file to file. */
+typedef struct gf_worker gf_worker;
+
+/* The GPU a file runs on: sets *gpu (NULL for the CPU backend) and fills
+ * rep's backend fields; may wait for CUDA's start-up. Errors: GF_ENOGPU
+ * when the GPU is required but unusable. */
+typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
+
+struct gf_worker {
+    const gf_plan *plan;
+    gf_gpu_fn get_gpu;
+    void *pool;          /* the pool's own state, for get_gpu */
+    gf_gpu *gpu;         /* this worker's context, once it has one */
+    int id;
+    gf_report rep;
+    uint32_t rgb[3][256];
+    double t_process;    /* ms since the process started, at the first step (single runs) */
+};
+
+/* Processes it with w and returns its exit status: 0, a GF_E* code's value,
+ * or -1 when skipped (--skip-existing). Prints "gpufilt: FILE: reason" on
+ * failure (a JSON line with --timings json), the timing report, the
+ * statistics. */
+int gf_job_run(gf_worker *w, gf_item *it);
+
+#endif

@@ -1,0 +1,425 @@
+/* pool.c - running gpufilt over its inputs: the input list, output names, a
+ * pool of CPU workers, each with its own CUDA stream, pinned staging and
+ * device buffers (so one image's upload, kernels and download overlap
+ * others' decoding and encoding), CUDA start-up behind the first decodes,
+ * progress and the summary. */
+#include "batch.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../pipeline.h"
+#include "../report/json.h"
+#include "job.h"
+#include "naming.h"
+
+#define PROGRESS_MS 250 /* progress line refresh on a terminal */
+
+typedef struct pool {
+    const gf_plan *plan;
+    gf_item *items;
+    int n;
+    char **list; /* the whole list, before --shard */
+    int nlist;
+    char *list_buf;
+    /* shared state, under lock */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int next, done, failed, skipped, running;
+    /* GPU start-up: 0 pending, 1 usable, -1 not */
+    int gpu_state;
+    gf_gpu *probe; /* the start-up thread's context, handed to the first worker */
+    char gpu_msg[1024], gpu_name[128];
+    int notice_done;
+    double t_start;
+} pool;
+
+static void *gpu_start_main(void *arg)
+{
+    pool *P = arg;
+    const gf_plan *p = P->plan;
+    gf_pipeline pl = {p->stages, p->nstages, 0};
+    gf_gpu *g = NULL;
+    char name[128] = "";
+    int rc = gf_gpu_open(p->device, &g, name, sizeof name);
+
+    if (rc == 0 && (rc = gf_pipeline_warm(&pl, g))) {
+        gf_gpu_close(g);
+        g = NULL;
+    }
+    pthread_mutex_lock(&P->lock);
+    if (rc)
+        snprintf(P->gpu_msg, sizeof P->gpu_msg, "%s", gf_errmsg());
+    snprintf(P->gpu_name, sizeof P->gpu_name, "%s", name);
+    P->probe = g;
+    P->gpu_state = rc ? -1 : 1;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+    return NULL;
+}
+
+/* The worker's GPU, once start-up is over: NULL for the CPU backend. Prints
+ * the auto backend's one-line notice once. */
+static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
+{
+    pool *P = w->pool;
+    const gf_plan *p = P->plan;
+    double t0 = gf_now_ms();
+    int rc = 0, waited = 0;
+
+    *out = NULL;
+    if (p->backend == GF_BACKEND_CPU)
+        return 0;
+    if (!w->gpu) {
+        pthread_mutex_lock(&P->lock);
+        while (P->gpu_state == 0) {
+            waited = 1;
+            pthread_cond_wait(&P->cond, &P->lock);
+        }
+        if (P->gpu_state < 0) {
+            if (p->backend == GF_BACKEND_CUDA)
+                rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)", P->gpu_msg);
+            else if (!P->notice_done && !p->quiet)
+                fprintf(stderr, "gpufilt: %s; using the CPU backend\n", P->gpu_msg);
+            P->notice_done = 1;
+        } else if (P->probe) {
+            w->gpu = P->probe; /* the first worker takes the start-up context */
+            P->probe = NULL;
+        }
+        pthread_mutex_unlock(&P->lock);
+        if (rc == 0 && P->gpu_state > 0 && !w->gpu)
+            rc = gf_gpu_open(p->device, &w->gpu, NULL, 0);
+    }
+    if (rc == 0 && w->gpu) {
+        rep->backend = "cuda";
+        snprintf(rep->device, sizeof rep->device, "%s", P->gpu_name);
+        if (waited)
+            gf_report_step(rep, "gpu start", "wait", gf_now_ms() - t0, 0);
+    }
+    *out = w->gpu;
+    return rc;
+}
+
+static void *worker_main(void *arg)
+{
+    gf_worker *w = arg;
+    pool *P = w->pool;
+
+    for (;;) {
+        pthread_mutex_lock(&P->lock);
+        int i = P->next < P->n ? P->next++ : -1;
+        pthread_mutex_unlock(&P->lock);
+        if (i < 0)
+            break;
+        if (!P->plan->batch)
+            w->t_process = gf_now_ms() - gf_process_t0;
+        int status = gf_job_run(w, &P->items[i]);
+        pthread_mutex_lock(&P->lock);
+        P->items[i].status = status;
+        P->done++;
+        P->failed += status > 0;
+        P->skipped += status < 0;
+        pthread_cond_broadcast(&P->cond);
+        pthread_mutex_unlock(&P->lock);
+    }
+    pthread_mutex_lock(&P->lock);
+    P->running--;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+    return NULL;
+}
+
+/* The whole list: operands, then --files-from entries (one a line, a
+ * trailing carriage return and empty lines ignored; or NUL-terminated with
+ * --null). */
+static int build_list(pool *P)
+{
+    const gf_plan *p = P->plan;
+    gf_limits lim = {1, (uint64_t)1 << 31};
+    unsigned char *buf = NULL;
+    size_t len = 0, entries = 0;
+    const char sep = p->files_null ? '\0' : '\n';
+    int rc;
+
+    if (p->files_from) {
+        if ((rc = gf_read_all(p->files_from, &lim, &buf, &len)))
+            return rc;
+        for (size_t i = 0; i < len; i++)
+            entries += buf[i] == (unsigned char)sep;
+        entries++;
+    }
+    P->list = malloc(((size_t)p->ninputs + entries + 1) * sizeof *P->list);
+    if (!P->list) {
+        free(buf);
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    }
+    for (int i = 0; i < p->ninputs; i++)
+        P->list[P->nlist++] = p->inputs[i];
+    if (buf) {
+        char *s = (char *)buf, *end = s + len; /* gf_read_all ends it with a NUL */
+        P->list_buf = (char *)buf;
+        while (s < end) {
+            char *e = memchr(s, sep, (size_t)(end - s));
+            e = e ? e : end;
+            if (!p->files_null && e > s && e[-1] == '\r')
+                e[-1] = 0;
+            *e = 0;
+            if (*s) {
+                if (!strcmp(s, "-"))
+                    return gf_err(GF_EUSAGE, p->files_from, "'-' (stdin) cannot be listed");
+                P->list[P->nlist++] = s;
+            }
+            s = e + 1;
+        }
+    }
+    return 0;
+}
+
+/* This shard's items with their output names. Two inputs with one output
+ * name are a usage error, found here before any work. */
+static int build_items(pool *P)
+{
+    const gf_plan *p = P->plan;
+    char path[PATH_MAX];
+    char **names;
+    int *owner;
+    size_t nn = 0, a, b;
+    int rc = 0;
+
+    P->items = calloc((size_t)P->nlist + 1, sizeof *P->items);
+    names = calloc(((size_t)P->nlist + 1) * ((size_t)p->nstages + 1), sizeof *names);
+    owner = calloc(((size_t)P->nlist + 1) * ((size_t)p->nstages + 1), sizeof *owner);
+    if (!P->items || !names || !owner) {
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < P->nlist && rc == 0; i++) {
+        gf_item *it;
+        if (p->shard_n && i % p->shard_n != p->shard_k - 1)
+            continue;
+        it = &P->items[P->n++];
+        it->path = P->list[i];
+        it->index = i + 1;
+        it->reports = calloc((size_t)p->nstages + 1, sizeof *it->reports);
+        if (!it->reports) {
+            rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
+            break;
+        }
+        if (p->output) {
+            if ((rc = gf_output_name(p->output, p->output_dir, p->format, it->path, it->index,
+                                     path, sizeof path)) ||
+                !(it->out = strdup(path))) {
+                rc = rc ? rc : gf_err(GF_EINTERNAL, NULL, "out of memory");
+                break;
+            }
+            owner[nn] = P->n - 1;
+            names[nn++] = it->out;
+        }
+        for (int s = 0; s < p->nstages && rc == 0; s++) {
+            const char *t = p->stages[s].path;
+            if (!gf_stage_is_report(&p->stages[s]) || !t)
+                continue;
+            if ((rc = gf_expand_template(t, it->path, it->index, path, sizeof path)) ||
+                !(it->reports[s] = strdup(path))) {
+                rc = rc ? rc : gf_err(GF_EINTERNAL, NULL, "out of memory");
+                break;
+            }
+            owner[nn] = P->n - 1;
+            names[nn++] = it->reports[s];
+        }
+    }
+    if (rc == 0 && gf_find_collision(names, nn, &a, &b))
+        rc = gf_err(GF_EUSAGE, names[a],
+                    "%s and %s both map to this output name; use {stem}, {dir} or {index}",
+                    P->items[owner[a]].path, P->items[owner[b]].path);
+    if (rc == 0 && p->output && p->output_dir && !p->dry_run)
+        rc = gf_make_dirs(p->output, 1);
+out:
+    free(names);
+    free(owner);
+    return rc;
+}
+
+/* --dry-run: what each input would be read as and written to. */
+static void dry_run(const pool *P)
+{
+    const gf_plan *p = P->plan;
+
+    for (int i = 0; i < P->n; i++) {
+        const gf_item *it = &P->items[i];
+        printf("%s", it->path);
+        if (it->out)
+            printf(" -> %s", it->out);
+        for (int s = 0; s < p->nstages; s++)
+            if (it->reports[s])
+                printf(" -> %s", it->reports[s]);
+        printf("\n");
+    }
+}
+
+static void progress(pool *P, int final)
+{
+    double el = (gf_now_ms() - P->t_start) / 1e3;
+    int processed = P->done - P->skipped;
+    double rate = el > 0 ? processed / el : 0;
+
+    if (final) {
+        fputs("\r\033[K", stderr);
+        return;
+    }
+    fprintf(stderr, "\r\033[Kgpufilt: %d/%d files", P->done, P->n);
+    if (P->skipped)
+        fprintf(stderr, " (%d skipped)", P->skipped);
+    fprintf(stderr, ", %.1f/s, ETA %.0f s", rate,
+            rate > 0 ? (P->n - P->done) / rate : 0.0);
+}
+
+static void summary(const pool *P, double wall_ms)
+{
+    const gf_plan *p = P->plan;
+    int processed = P->done - P->failed - P->skipped;
+    double rate = wall_ms > 0 && processed ? processed / (wall_ms / 1e3) : 0.0;
+
+    if (p->quiet)
+        return;
+    if (p->timings == GF_TIMINGS_JSON) {
+        json_t *failed = json_array();
+        for (int i = 0; i < P->n; i++)
+            if (P->items[i].status > 0)
+                json_array_append_new(failed, json_pack("{s:s,s:i}", "input", P->items[i].path,
+                                                        "status", P->items[i].status));
+        json_t *j = json_pack("{s:{s:i,s:i,s:i,s:i,s:o,s:o,s:s,s:o}}", "summary", "files", P->n,
+                              "processed", processed, "failed", P->failed, "skipped", P->skipped,
+                              "wall_ms", gf_json_real(wall_ms, 3), "images_per_s",
+                              gf_json_real(rate, 3), "backend", P->gpu_state > 0 ? "cuda" : "cpu",
+                              "failures", failed);
+        gf_json_line(j, stderr);
+        json_decref(j);
+        return;
+    }
+    fprintf(stderr, "gpufilt: %d processed, %d failed", processed, P->failed);
+    if (P->skipped)
+        fprintf(stderr, ", %d skipped", P->skipped);
+    if (processed)
+        fprintf(stderr, " (%.2f s, %.1f images/s)\n", wall_ms / 1e3, rate);
+    else
+        fprintf(stderr, " (%.2f s)\n", wall_ms / 1e3);
+}
+
+/* Runs the workers over the items; returns when all are done. */
+static void run_workers(pool *P, gf_worker *workers, int njobs)
+{
+    const gf_plan *p = P->plan;
+    pthread_t *threads = calloc((size_t)njobs, sizeof *threads);
+    int show = p->batch && !p->quiet && isatty(STDERR_FILENO);
+
+    if (njobs == 1 || !threads) {
+        P->running = 1;
+        worker_main(&workers[0]); /* one file, or --jobs 1: no thread */
+        free(threads);
+        return;
+    }
+    for (int i = 0; i < njobs; i++)
+        if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) == 0)
+            P->running++;
+        else
+            threads[i] = 0;
+    pthread_mutex_lock(&P->lock);
+    while (P->running > 0) {
+        if (show) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += PROGRESS_MS * 1000000L;
+            ts.tv_sec += ts.tv_nsec / 1000000000L;
+            ts.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&P->cond, &P->lock, &ts);
+            flockfile(stderr);
+            progress(P, 0);
+            funlockfile(stderr);
+        } else {
+            pthread_cond_wait(&P->cond, &P->lock);
+        }
+    }
+    pthread_mutex_unlock(&P->lock);
+    for (int i = 0; i < njobs; i++)
+        if (threads[i])
+            pthread_join(threads[i], NULL);
+    if (show)
+        progress(P, 1);
+    free(threads);
+}
+
+int gf_run(const gf_plan *p)
+{
+    pool P;
+    pthread_t probe;
+    gf_worker *workers = NULL;
+    int rc, njobs, probing = 0, status = 0;
+
+    memset(&P, 0, sizeof P);
+    P.plan = p;
+    P.t_start = gf_now_ms();
+    pthread_mutex_init(&P.lock, NULL);
+    pthread_cond_init(&P.cond, NULL);
+    if ((rc = build_list(&P)) || (rc = build_items(&P))) {
+        fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
+        status = -rc;
+        goto done;
+    }
+    if (p->dry_run) {
+        dry_run(&P);
+        goto done;
+    }
+    njobs = p->jobs ? p->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (njobs < 1)
+        njobs = 1;
+    if (njobs > P.n)
+        njobs = P.n ? P.n : 1;
+    P.gpu_state = p->backend == GF_BACKEND_CPU ? -1 : 0;
+    if (p->backend != GF_BACKEND_CPU && P.n) {
+        probing = pthread_create(&probe, NULL, gpu_start_main, &P) == 0;
+        if (!probing)
+            gpu_start_main(&P);
+    }
+    workers = calloc((size_t)njobs, sizeof *workers);
+    if (!workers) {
+        fprintf(stderr, "gpufilt: out of memory\n");
+        status = -GF_EINTERNAL;
+        goto join;
+    }
+    for (int i = 0; i < njobs; i++)
+        workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .pool = &P, .id = i};
+    run_workers(&P, workers, njobs);
+    for (int i = 0; i < P.n; i++)
+        if (P.items[i].status > 0) {
+            status = P.items[i].status; /* the earliest file's failure */
+            break;
+        }
+    if (p->batch)
+        summary(&P, gf_now_ms() - P.t_start);
+join:
+    if (probing)
+        pthread_join(probe, NULL);
+    gf_gpu_close(P.probe);
+    for (int i = 0; workers && i < njobs; i++)
+        gf_gpu_close(workers[i].gpu);
+done:
+    for (int i = 0; P.items && i < P.n; i++) {
+        free(P.items[i].out);
+        for (int s = 0; P.items[i].reports && s < p->nstages; s++)
+            free(P.items[i].reports[s]);
+        free(P.items[i].reports);
+    }
+    free(P.items);
+    free(P.list);
+    free(P.list_buf);
+    free(workers);
+    pthread_mutex_destroy(&P.lock);
+    pthread_cond_destroy(&P.cond);
+    return status;
+}

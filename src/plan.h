@@ -1,0 +1,48 @@
+/* plan.h - what a command line asks for: the inputs, the outputs, the
+ * stages in order and how to run them. src/cli.c builds it; src/batch/
+ * carries it out. */
+#ifndef GF_PLAN_H
+#define GF_PLAN_H
+
+#include "codec/codec.h"
+#include "stage.h"
+
+#define GF_MAX_STAGES 64
+
+typedef enum gf_backend { GF_BACKEND_AUTO = 0, GF_BACKEND_CUDA, GF_BACKEND_CPU } gf_backend;
+typedef enum gf_timings { GF_TIMINGS_TEXT = 0, GF_TIMINGS_JSON } gf_timings;
+
+typedef struct gf_plan {
+    /* inputs */
+    char **inputs;          /* the operands; "-" is stdin (a single input only) */
+    int ninputs;
+    const char *files_from; /* --files-from: a file of paths ("-": stdin), or NULL */
+    int files_null;         /* -0/--null: --files-from names end with NUL, not newline */
+    int shard_k, shard_n;   /* --shard K/N (1 <= K <= N); 0/0 for all */
+    int batch;              /* several inputs, or --files-from: templates, summary */
+    /* outputs */
+    const char *output;     /* image output: path or template, "-" stdout; NULL: none */
+    int output_dir;         /* output names a directory */
+    gf_format format;       /* of the image output */
+    int png_level;          /* 0..12 */
+    int jpeg_quality;       /* 1..100 */
+    int force;              /* allow an output that is the input */
+    int skip_existing;      /* skip inputs whose outputs all exist */
+    int dry_run;            /* list what would be read and written, do nothing */
+    /* stages */
+    gf_stage stages[GF_MAX_STAGES]; /* in the order of their options */
+    int nstages;
+    int auto_orient;        /* apply the EXIF orientation first */
+    /* running */
+    gf_backend backend;
+    int device;             /* GPU number */
+    int jobs;               /* CPU workers; 0: one per core */
+    int compare;            /* time and check every variant */
+    gf_limits limits;
+    /* reporting */
+    int quiet;
+    int stats;              /* histogram statistics as key=value lines on stdout */
+    gf_timings timings;
+} gf_plan;
+
+#endif

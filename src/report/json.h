@@ -1,0 +1,31 @@
+/* json.h - gpufilt's JSON output: jansson (Debian libjansson-dev) builds the
+ * values; these helpers fix how numbers and lines look. */
+#ifndef GF_JSON_H
+#define GF_JSON_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* x rounded to `decimals` decimal places, as a new JSON real (a NaN or an
+ * infinity becomes null). */
+static inline json_t *gf_json_real(double x, int decimals)
+{
+    double scale = pow(10.0, decimals);
+    if (!isfinite(x))
+        return json_null();
+    return json_real(round(x * scale) / scale);
+}
+
+/* Writes j to f as one compact line with a newline, keys in insertion
+ * order, reals with up to 15 significant digits. Returns 0, or -1 when j
+ * is NULL or the write fails. */
+static inline int gf_json_line(const json_t *j, FILE *f)
+{
+    if (!j || json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
+        return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* registry.c - the one list of stage kinds. The command line, --help, the
+ * pipeline, make test-gpu and gpufilt bench read every stage from here; a
+ * new stage is one line below (and its own files). */
+#include "../stage.h"
+
+#define GF_STAGES(X) \
+    X(mean)          \
+    X(threshold)     \
+    X(transpose)     \
+    X(mirror)        \
+    X(hist)          \
+    X(colsum)        \
+    X(rowsum)
+
+#define DECLARE(name) extern const gf_stage_ops gf_stage_##name;
+GF_STAGES(DECLARE)
+
+#define ENTRY(name) &gf_stage_##name,
+const gf_stage_ops *const gf_stages[] = {GF_STAGES(ENTRY) NULL};

@@ -1,0 +1,182 @@
+/* test_cli.c - the command line into a plan: stages in order from the
+ * registry's options, settings, modifiers, variants, outputs and the usage
+ * errors. */
+#include "common.h"
+
+#include "../../src/cli.h"
+#include "../../src/stages/mean.h"
+#include "../../src/stages/orient.h"
+#include "../../src/stages/threshold.h"
+
+/* Parses the words of `line` (split at spaces; "''" is an empty word). */
+static int parse(const char *line, gf_plan *p)
+{
+    static char buf[1024];
+    static char *argv[64];
+    int argc = 0;
+
+    snprintf(buf, sizeof buf, "gpufilt %s", line);
+    for (char *s = strtok(buf, " "); s && argc < 63; s = strtok(NULL, " "))
+        argv[argc++] = strcmp(s, "''") ? s : (char *)"";
+    argv[argc] = NULL;
+    return gf_cli_parse(argc, argv, p);
+}
+
+static void ok(const char *line, gf_plan *p)
+{
+    if (parse(line, p))
+        fail_msg("'%s': %s", line, gf_errmsg());
+}
+
+static void usage_error(const char *line, const char *msg)
+{
+    gf_plan p;
+    if (parse(line, &p) != GF_EUSAGE)
+        fail_msg("'%s' was accepted", line);
+    if (msg && !strstr(gf_errmsg(), msg))
+        fail_msg("'%s': '%s' does not say '%s'", line, gf_errmsg(), msg);
+}
+
+static void test_stages_in_order(void **state)
+{
+    gf_plan p;
+    (void)state;
+    ok("in.png -o out.png --mean 5 --threshold otsu --rotate 180 --transpose --hist h.csv --mean 3",
+       &p);
+    assert_int_equal(p.nstages, 6);
+    assert_string_equal(p.stages[0].ops->name, "mean");
+    assert_int_equal(GF_CPARAMS(&p.stages[0], gf_mean_params)->ksize, 5);
+    assert_string_equal(p.stages[1].ops->name, "threshold");
+    assert_int_equal(GF_CPARAMS(&p.stages[1], gf_threshold_params)->otsu, 1);
+    assert_string_equal(p.stages[2].ops->name, "mirror");
+    assert_int_equal(GF_CPARAMS(&p.stages[2], gf_orient_params)->op, GF_ROTATE180);
+    assert_string_equal(p.stages[3].ops->name, "transpose");
+    assert_string_equal(p.stages[4].ops->name, "hist");
+    assert_string_equal(p.stages[4].path, "h.csv");
+    assert_int_equal(GF_CPARAMS(&p.stages[5], gf_mean_params)->ksize, 3);
+    assert_int_equal(p.format, GF_FMT_PNG);
+    assert_string_equal(p.inputs[0], "in.png");
+    assert_int_equal(p.batch, 0);
+}
+
+static void test_settings_and_modifiers(void **state)
+{
+    gf_plan p;
+    (void)state;
+    /* --border applies to every mean, wherever it is given */
+    ok("in.png --mean 3 --hist h.csv --mean 5 --border constant=7", &p);
+    for (int i = 0; i < p.nstages; i += 2) {
+        const gf_mean_params *m = GF_CPARAMS(&p.stages[i], gf_mean_params);
+        assert_int_equal(m->border.mode, GF_BORDER_CONSTANT);
+        assert_int_equal(m->border.value, 7);
+    }
+    /* a modifier applies to the report stages after it, each its own */
+    ok("in.png --hist a.png --hist-log --plot-size 640x400 --hist b.png --colsum c.png", &p);
+    assert_int_equal(p.stages[0].mods.log, 0);
+    assert_int_equal(p.stages[1].mods.log, 1);
+    assert_int_equal(p.stages[1].mods.plot_w, 640);
+    assert_int_equal(p.stages[2].mods.log, 0); /* --hist-log is a histogram's */
+    assert_int_equal(p.stages[2].mods.plot_h, 400);
+    ok("in.png --hist-channels rgb --hist a.csv", &p);
+    assert_int_equal(p.stages[0].mods.rgb, 1);
+    usage_error("in.png --hist a.png --hist-log", "no report stage");
+    usage_error("in.png --colsum c.csv --hist-log --colsum d.csv", "--hist-log");
+    usage_error("in.png --plot-size 10x10 --hist a.png", "--plot-size");
+    usage_error("in.png --hist-channels cmyk --hist a.png", "luma or rgb");
+}
+
+static void test_variants(void **state)
+{
+    gf_plan p;
+    (void)state;
+    /* --shared picks the shared kernel where a stage has one; others keep
+     * their default */
+    ok("x.png --flip --shared -o y.png", &p);
+    assert_int_equal(p.stages[0].variant, -1);
+    ok("x.png --mean 3 --flip --shared -o y.png", &p);
+    assert_int_equal(p.stages[0].variant, 1);
+    assert_int_equal(p.stages[1].variant, -1);
+    ok("x.png --mean 3 --colsum c.csv --variant word", &p);
+    assert_int_equal(p.stages[0].variant, -1);
+    assert_int_equal(p.stages[1].variant, 1);
+    usage_error("x.png --mean 3 --variant fast -o y.png", "no stage has a kernel variant 'fast'");
+}
+
+static void test_outputs(void **state)
+{
+    gf_plan p;
+    (void)state;
+    ok("x.png -o - --mean 3", &p);
+    assert_int_equal(p.format, GF_FMT_PNG); /* stdout is PNG unless told */
+    ok("x.png -o - --format pgm --mean 3", &p);
+    assert_int_equal(p.format, GF_FMT_PGM);
+    ok("x.png -o y.JPEG", &p);
+    assert_int_equal(p.format, GF_FMT_JPEG);
+    ok("x.png -o y --format jpeg", &p);
+    assert_int_equal(p.format, GF_FMT_JPEG);
+    ok("a.png b.png -o out", &p);
+    assert_int_equal(p.output_dir, 1);
+    assert_int_equal(p.batch, 1);
+    ok("a.png b.png -o out/{stem}.pgm", &p);
+    usage_error("x.png -o y.webp", "webp images are not written");
+    usage_error("x.png -o y.jpg --format png", "contradicts");
+    usage_error("x.png -o y", "cannot tell the output format");
+    usage_error("x.png -o ''", "empty");
+    usage_error("x.png", "no output");
+    usage_error("a.png b.png -o -", "batch");
+    usage_error("x.png --hist a.csv --colsum a.csv", "more than one output");
+    usage_error("x.png --hist - -o - --format pgm", "stdout");
+    usage_error("x.png --hist h.txt", ".csv, .json, .png or .svg");
+    usage_error("x.png -o {bogus}.png", "unknown template field");
+    ok("x.png --stats", &p);
+    assert_int_equal(p.nstages, 1); /* --stats adds the histogram it prints */
+    assert_string_equal(p.stages[0].ops->name, "hist");
+}
+
+static void test_numbers(void **state)
+{
+    gf_plan p;
+    (void)state;
+    ok("a.png b.png --shard 2/3 --hist h/{stem}.csv", &p);
+    assert_int_equal(p.shard_k, 2);
+    assert_int_equal(p.shard_n, 3);
+    usage_error("a.png --shard 4294967297/4294967298 --stats", "--shard");
+    usage_error("a.png --shard 0/2 --stats", "--shard");
+    usage_error("a.png --shard 3/2 --stats", "--shard");
+    usage_error("a.png --shard 1/ --stats", "--shard");
+    usage_error("a.png --jobs 0 --stats", "--jobs");
+    usage_error("a.png --jobs 4294967297 --stats", "--jobs");
+    usage_error("a.png --png-level 13 -o b.png", "--png-level");
+    usage_error("a.png --quality 0 -o b.jpg", "--quality");
+    usage_error("a.png --device -1 --stats", "--device");
+    usage_error("a.png --max-pixels 0 --stats", "--max-pixels");
+    usage_error("a.png --threshold 256 -o b.png", "--threshold");
+    usage_error("a.png --mean 4 -o b.png", "--mean");
+    usage_error("a.png --rotate 45 -o b.png", "--rotate");
+    ok("a.png --max-file-size 18446744073709551615 --stats", &p);
+    assert_true(p.limits.max_file_bytes == UINT64_MAX);
+}
+
+static void test_inputs(void **state)
+{
+    gf_plan p;
+    (void)state;
+    usage_error("--stats", "no input");
+    usage_error("a.png - --stats", "stdin");
+    usage_error("a.png --null --stats", "--null needs --files-from");
+    ok("--files-from list.txt -0 --stats", &p);
+    assert_int_equal(p.files_null, 1);
+    assert_int_equal(p.batch, 1);
+    usage_error("a.png --bogus", "unknown option --bogus");
+    usage_error("a.png -o", "needs an argument");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stages_in_order), cmocka_unit_test(test_settings_and_modifiers),
+        cmocka_unit_test(test_variants),        cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_numbers),         cmocka_unit_test(test_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
