@@ -6,7 +6,7 @@ include config.mk
 GF_CFLAGS = -std=c11 -Wall -Wextra -fopenmp -D_GNU_SOURCE -DGF_HAVE_CUDA=$(CUDA) \
             $(DEP_CFLAGS) $(CFLAGS)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 $(DEP_CFLAGS) $(NVCCFLAGS)
-GF_LDLIBS = $(DEP_LDFLAGS) -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm -fopenmp \
+GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm -fopenmp \
             $(LDFLAGS)
 
 # The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa

@@ -12,6 +12,7 @@ need() { # need PACKAGE TEST...
 need libstb-dev test -f /usr/include/stb/stb_image.h -a -f /usr/include/stb/stb_image_write.h
 need libdeflate-dev test -f /usr/include/libdeflate.h
 need libturbojpeg0-dev test -f /usr/include/turbojpeg.h
+need libspng-dev test -f /usr/include/spng.h
 need libjpeg-turbo-progs command -v djpeg
 need libjansson-dev test -f /usr/include/jansson.h
 need libcairo2-dev test -f /usr/include/cairo/cairo.h

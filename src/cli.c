@@ -41,6 +41,8 @@ static const char *const sections[] = {"Input", "Stages", "Stage settings", "Ker
                                        "Backend and reports", "Limits", ""};
 
 static const cli_opt cli_opts[] = {
+    {"auto-orient", 0, NULL, O_AUTO_ORIENT, "Input",
+     "turn a JPEG upright by its EXIF Orientation tag (1-8) before the stages"},
     {"stats", 0, NULL, O_STATS, "Stage settings",
      "histogram statistics as key=value lines on stdout (a histogram at the end if no --hist)"},
     {"shared", 0, NULL, O_SHARED, "Kernels",
@@ -477,6 +479,11 @@ static int finish_output(parse_state *ps)
         if (p->batch)
             return gf_err(GF_EUSAGE, NULL, "-o -: a batch cannot write its images to stdout");
         if (!p->format)
+            p->format = GF_FMT_PNG;
+        return 0;
+    }
+    if (!p->batch && stat(o, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        if (!p->format) /* a device or a FIFO, written in place: PNG unless told */
             p->format = GF_FMT_PNG;
         return 0;
     }

@@ -1,10 +1,16 @@
-/* stb.h - what gpufilt uses from its configured stb build (stb.c): the
- * stb_image API (declarations from <stb/stb_image.h>) and two wrappers of
- * stb_image_write. */
+/* stb.h - what gpufilt uses from its configured stb build (stb.c): BMP
+ * decoding through stb_image, and PNG encoding through stb_image_write. */
 #ifndef GF_STB_H
 #define GF_STB_H
 
-#include <stb/stb_image.h>
+/* Decodes the BMP in buf (len bytes) at its own channel count (*comp, 3 or
+ * 4) into a malloc'd buffer of *w x *h pixels; NULL on failure, with the
+ * reason from gf_stb_failure(). An stb assertion that fails makes it return
+ * NULL rather than abort. Thread-safe. */
+unsigned char *gf_stb_load(const unsigned char *buf, int len, int *w, int *h, int *comp);
+
+/* Why the calling thread's last gf_stb_load failed. */
+const char *gf_stb_failure(void);
 
 /* Encodes a width x height 8-bit gray image (host memory, stride bytes per
  * row) as PNG, rows with the Up filter and deflated by libdeflate at `level`

@@ -12,6 +12,7 @@
 
 #include "../pipeline.h"
 #include "../report/files.h"
+#include "../stages/orient.h"
 #include "../report/json.h"
 #include "naming.h"
 
@@ -209,12 +210,39 @@ static void print_report(const gf_plan *p, gf_report *rep, json_t *json)
     funlockfile(stderr);
 }
 
+/* The orientation op that turns an image with EXIF Orientation o upright
+ * (as ImageMagick's -auto-orient), or -1 for none. */
+static int upright_op(int o)
+{
+    static const int ops[9] = {-1, -1, GF_FLOP, GF_ROTATE180, GF_FLIP, GF_TRANSPOSE, GF_ROTATE90,
+                               GF_TRANSVERSE, GF_ROTATE270};
+    return o >= 1 && o <= 8 ? ops[o] : -1;
+}
+
+/* The stages this file runs: with --auto-orient and a turned JPEG, the
+ * orientation stage that turns it upright, then the plan's. *first is the
+ * index of the plan's first stage in stages. */
+static int file_stages(const gf_plan *p, const gf_load_info *info, gf_stage *stages, int *first)
+{
+    int op = p->auto_orient ? upright_op(info->orientation) : -1;
+
+    *first = op >= 0;
+    if (op >= 0) {
+        gf_stage_init(&stages[0], gf_orient_stage((gf_orient_op)op));
+        GF_PARAMS(&stages[0], gf_orient_params)->op = (gf_orient_op)op;
+    }
+    memcpy(stages + *first, p->stages, (size_t)p->nstages * sizeof *stages);
+    return *first + p->nstages;
+}
+
 int gf_job_run(gf_worker *w, gf_item *it)
 {
     const gf_plan *p = w->plan;
     gf_report *rep = &w->rep;
-    gf_result results[GF_MAX_STAGES];
-    gf_pipeline pl = {p->stages, p->nstages, p->compare};
+    gf_result all[GF_MAX_STAGES + 1], *results = all;
+    gf_stage stages[GF_MAX_STAGES + 1];
+    gf_pipeline pl = {stages, 0, p->compare};
+    int first = 0;
     gf_image img = {0}, result = {0};
     gf_load_info info;
     gf_gpu *gpu = NULL;
@@ -226,7 +254,7 @@ int gf_job_run(gf_worker *w, gf_item *it)
     if (p->skip_existing && all_exist(p, it))
         return -1;
     memset(rep, 0, sizeof *rep);
-    memset(results, 0, sizeof results);
+    memset(all, 0, sizeof all);
     rep->input = name;
     rep->backend = "cpu";
     if (w->t_process > 0)
@@ -243,11 +271,13 @@ int gf_job_run(gf_worker *w, gf_item *it)
         goto out;
     rep->width = img.width;
     rep->height = img.height;
-    for (int s = 0; s < p->nstages; s++) {
-        results[s].rgb = (const uint32_t(*)[256])w->rgb;
-        results[s].input = name;
+    pl.nstages = file_stages(p, &info, stages, &first);
+    for (int s = 0; s < pl.nstages; s++) {
+        all[s].rgb = (const uint32_t(*)[256])w->rgb;
+        all[s].input = name;
     }
-    rc = gf_pipeline_run(&pl, gpu, &img, &result, &owned, rep, results);
+    rc = gf_pipeline_run(&pl, gpu, &img, &result, &owned, rep, all);
+    results = all + first; /* the plan's stages' results */
     if (rc == 0)
         rc = write_reports(p, it, results, rep);
     if (rc == 0 && it->out)
@@ -277,8 +307,8 @@ out:
         }
         fprintf(stderr, "gpufilt: %s\n", msg);
     }
-    for (int s = 0; s < p->nstages; s++)
-        free(results[s].vals);
+    for (int s = 0; s < GF_MAX_STAGES + 1; s++)
+        free(all[s].vals);
     if (owned)
         gf_image_free(&result);
     gf_image_free(&img);

@@ -1,9 +1,9 @@
 # helper.bash - shared setup for the CLI tests: a scratch directory per test,
 # the binary under test and the samples.
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 GPUFILT="${GPUFILT:-$ROOT/gpufilt}"
 REF="python3 $ROOT/tests/cli/ref.py"
-SAMPLES="$ROOT/samples"
+export SAMPLES="$ROOT/samples"
 
 setup() {
 	T="$(mktemp -d)"

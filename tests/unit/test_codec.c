@@ -1,19 +1,28 @@
-/* test_image.c - decoding, luma, 16-bit and maxval scaling, limits, encode
- * round trips and atomic writes. */
+/* test_codec.c - decoding and encoding: round trips, luma, scaling, the
+ * strictness rules (CRCs, palette indices, samples above maxval, data cut
+ * short), limits checked before decoding, and the atomic writer. PNG test
+ * files are built here with zlib. */
 #include "common.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "../../src/codec/codec.h"
-
-/* From the configured stb build (third_party/stb.c), to make colour PNGs. */
-unsigned char *stbi_write_png_to_mem(const unsigned char *pixels, int stride_bytes, int x, int y,
-                                     int n, int *out_len);
 
 static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
 static gf_encode_opts png_opts = {GF_FMT_PNG, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
 static const gf_encode_opts pgm_opts = {GF_FMT_PGM, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
+
+static void expect_data_error(const unsigned char *buf, size_t len, const gf_limits *l)
+{
+    gf_image im;
+    gf_load_info info;
+    int rc = gf_decode("t", buf, len, l, &im, &info);
+    if (rc != GF_EDATA)
+        fail_msg("decoded with %d (%dx%d)", rc, im.width, im.height);
+    assert_null(im.data);
+}
 
 static void decode_ok(const unsigned char *buf, size_t len, gf_image *im, gf_load_info *info)
 {
@@ -68,42 +77,100 @@ static void test_pgm_roundtrip(void **state)
     gf_image_free(&b);
 }
 
+/* A PNG of one IHDR (colour type ct, 8 bits, no interlace), an optional
+ * PLTE of n entries, one IDAT of the rows (filter bytes included) and IEND,
+ * into buf; returns its length. */
+static size_t make_png(unsigned char *buf, int w, int h, int ct, const unsigned char *plte, int n,
+                       const unsigned char *rows, size_t rowlen)
+{
+    unsigned char ihdr[13] = {0, 0, 0, 0, 0, 0, 0, 0, 8, (unsigned char)ct, 0, 0, 0};
+    unsigned char z[4096];
+    uLongf zlen = sizeof z;
+    size_t len = 8;
+
+    memcpy(buf, "\x89PNG\r\n\x1a\n", 8);
+    ihdr[3] = (unsigned char)w, ihdr[7] = (unsigned char)h;
+    assert_int_equal(compress(z, &zlen, rows, rowlen), Z_OK);
+    const struct { const char *type; const unsigned char *data; size_t n; } chunks[] = {
+        {"IHDR", ihdr, 13}, {"PLTE", plte, (size_t)n * 3}, {"IDAT", z, zlen}, {"IEND", NULL, 0}};
+    for (int c = 0; c < 4; c++) {
+        if (c == 1 && !plte)
+            continue;
+        uint32_t crc;
+        buf[len] = (unsigned char)(chunks[c].n >> 24), buf[len + 1] = (unsigned char)(chunks[c].n >> 16);
+        buf[len + 2] = (unsigned char)(chunks[c].n >> 8), buf[len + 3] = (unsigned char)chunks[c].n;
+        memcpy(buf + len + 4, chunks[c].type, 4);
+        if (chunks[c].n)
+            memcpy(buf + len + 8, chunks[c].data, chunks[c].n);
+        crc = (uint32_t)crc32(0, buf + len + 4, (uInt)(4 + chunks[c].n));
+        len += 8 + chunks[c].n;
+        buf[len] = (unsigned char)(crc >> 24), buf[len + 1] = (unsigned char)(crc >> 16);
+        buf[len + 2] = (unsigned char)(crc >> 8), buf[len + 3] = (unsigned char)crc;
+        len += 4;
+    }
+    return len;
+}
+
 /* RGB, RGBA and gray+alpha PNGs become (77 R + 150 G + 29 B) >> 8 luma. */
 static void test_colour_to_luma(void **state)
 {
+    static const int types[] = {4, 2, 6}, nch[] = {2, 3, 4};
     (void)state;
-    for (int n = 2; n <= 4; n++) {
-        const int w = 9, h = 4;
-        unsigned char px[9 * 4 * 4];
+    for (int t = 0; t < 3; t++) {
+        const int w = 9, h = 4, n = nch[t];
+        unsigned char px[9 * 4 * 4], rows[4 * (1 + 9 * 4)], png[8192];
         gf_image im;
         gf_load_info info;
-        int len;
         for (size_t i = 0; i < sizeof px; i++)
             px[i] = (unsigned char)test_rand();
-        unsigned char *png = stbi_write_png_to_mem(px, w * n, w, h, n, &len);
-        assert_non_null(png);
-        decode_ok(png, (size_t)len, &im, &info);
+        for (int y = 0; y < h; y++) {
+            rows[y * (1 + w * n)] = 0;
+            memcpy(rows + y * (1 + w * n) + 1, px + y * w * n, (size_t)w * n);
+        }
+        size_t len = make_png(png, w, h, types[t], NULL, 0, rows, (size_t)h * (1 + w * n));
+        decode_ok(png, len, &im, &info);
         assert_int_equal(info.channels, n);
         for (int i = 0; i < w * h; i++) {
             const unsigned char *p = px + i * n;
             int want = n == 2 ? p[0] : (77 * p[0] + 150 * p[1] + 29 * p[2]) >> 8;
             assert_int_equal(im.data[i], want);
         }
-        free(png);
         gf_image_free(&im);
     }
-    /* hand-computed: pure red 255 -> 76, pure green -> 149, white -> 255 */
-    unsigned char rgb[9] = {255, 0, 0, 0, 255, 0, 255, 255, 255};
-    int len;
-    unsigned char *png = stbi_write_png_to_mem(rgb, 9, 3, 1, 3, &len);
+}
+
+/* What the probe of hostile inputs found: each must be an error, not an
+ * image (palette index past PLTE, bad CRCs, samples above maxval). */
+static void test_strict(void **state)
+{
+    static const unsigned char plte[6] = {10, 20, 30, 40, 50, 60};
+    unsigned char rows[5] = {0, 0, 1, 200, 1}, png[4096];
+    size_t len;
     gf_image im;
     gf_load_info info;
-    decode_ok(png, (size_t)len, &im, &info);
-    assert_int_equal(im.data[0], 76);
-    assert_int_equal(im.data[1], 149);
-    assert_int_equal(im.data[2], 255);
-    free(png);
+    (void)state;
+    len = make_png(png, 4, 1, 3, plte, 2, rows, sizeof rows);
+    expect_data_error(png, len, &lim);
+    assert_non_null(strstr(gf_errmsg(), "palette index outside its 2 colours"));
+    rows[3] = 1; /* all inside: decodes through the palette */
+    len = make_png(png, 4, 1, 3, plte, 2, rows, sizeof rows);
+    decode_ok(png, len, &im, &info);
+    assert_int_equal(im.data[0], (77 * 10 + 150 * 20 + 29 * 30) >> 8);
+    assert_int_equal(im.data[1], (77 * 40 + 150 * 50 + 29 * 60) >> 8);
     gf_image_free(&im);
+    for (size_t at = 29; at < len; at += 7) { /* any flipped byte: a CRC or Adler-32 fails */
+        png[at] ^= 0x10;
+        expect_data_error(png, len, &lim);
+        png[at] ^= 0x10;
+    }
+    for (size_t cut = 8; cut < len; cut += 5) { /* cut anywhere, with a reason */
+        expect_data_error(png, cut, &lim);
+        assert_non_null(strstr(gf_errmsg(), "PNG"));
+    }
+    expect_data_error((const unsigned char *)"P6\n1 1\n1\n\377\377\377", 14, &lim);
+    assert_string_equal(gf_errmsg(), "t: PPM sample above maxval 1 in row 0");
+    expect_data_error((const unsigned char *)"P5\n2 1\n1\n\001\310", 12, &lim);
+    expect_data_error((const unsigned char *)"P5\n1 1\n1000\n\003\351", 15, &lim);
 }
 
 static void test_pnm_scaling(void **state)
@@ -134,14 +201,6 @@ static void test_pnm_scaling(void **state)
     gf_image_free(&im);
 }
 
-static void expect_data_error(const unsigned char *buf, size_t len, const gf_limits *l)
-{
-    gf_image im;
-    gf_load_info info;
-    assert_int_equal(gf_decode("t", buf, len, l, &im, &info), GF_EDATA);
-    assert_null(im.data);
-}
-
 static void test_bad_input(void **state)
 {
     gf_image a;
@@ -160,7 +219,7 @@ static void test_bad_input(void **state)
     /* over --max-pixels: refused from the header */
     gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES};
     expect_data_error(buf, len, &small);
-    assert_string_equal(gf_errmsg(), "t: image of 64x64 pixels exceeds --max-pixels 4032");
+    assert_string_equal(gf_errmsg(), "t: PNG image of 64x64 pixels exceeds --max-pixels 4032");
     small.max_pixels = 64 * 64;
     gf_image ok;
     gf_load_info info;
@@ -216,10 +275,45 @@ static void test_atomic_write(void **state)
     /* a directory that does not exist: GF_ECREATE, nothing left anywhere */
     snprintf(bad, sizeof bad, "%s/missing/out.png", dir);
     assert_int_equal(gf_save(bad, &a, &png_opts), GF_ECREATE);
+    assert_non_null(strstr(gf_errmsg(), "No such file or directory"));
     assert_int_equal(count_entries(dir), 1);
-    unlink(path);
-    rmdir(dir);
+    /* a symbolic link is written through: the link stays, its target changes */
+    char link[512], target[512], cmd[600];
+    struct stat st;
+    snprintf(target, sizeof target, "%s/target.pgm", dir);
+    snprintf(link, sizeof link, "%s/link.pgm", dir);
+    assert_int_equal(symlink("target.pgm", link), 0);
+    assert_int_equal(gf_save(link, &a, &pgm_opts), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(gf_load(target, &lim, &b, &info), 0);
+    assert_memory_equal(a.data, b.data, 17 * 3);
+    gf_image_free(&b);
+    /* a device is written in place and survives */
+    assert_int_equal(gf_save("/dev/null", &a, &png_opts), 0);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(count_entries(dir), 3);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
     gf_image_free(&a);
+}
+
+/* A stream is never read past --max-file-size (no doubling beyond it). */
+static void test_read_limit(void **state)
+{
+    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000};
+    unsigned char *buf;
+    size_t len;
+    (void)state;
+    assert_int_equal(gf_read_all("/dev/zero", &l, &buf, &len), GF_EDATA);
+    assert_non_null(strstr(gf_errmsg(), "exceeds --max-file-size 3000000"));
+    assert_int_equal(gf_read_all("/dev/null", &l, &buf, &len), 0);
+    assert_int_equal(len, 0);
+    assert_int_equal(buf[0], 0);
+    free(buf);
+    assert_int_equal(gf_read_all("/nonexistent", &l, &buf, &len), GF_ENOINPUT);
+    assert_int_equal(gf_read_all("/tmp", &l, &buf, &len), GF_ENOINPUT);
 }
 
 int main(void)
@@ -228,8 +322,9 @@ int main(void)
         cmocka_unit_test(test_png_roundtrip),  cmocka_unit_test(test_pgm_roundtrip),
         cmocka_unit_test(test_colour_to_luma), cmocka_unit_test(test_pnm_scaling),
         cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_format_from_name),
-        cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_atomic_write),   cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_read_limit),
     };
     png_opts.png_level = GF_DEFAULT_PNG_LEVEL;
-    return cmocka_run_group_tests_name("image", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("codec", tests, NULL, NULL);
 }

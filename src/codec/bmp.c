@@ -1,0 +1,150 @@
+/* bmp.c - BMP: decoded by stb_image (third_party/stb.c) once gpufilt's own
+ * reading of the headers (Microsoft's BITMAPFILEHEADER and the
+ * BITMAPCOREHEADER/INFOHEADER/V2-V5 layouts) has checked what stb does
+ * not: the pixel data is all there, palette indices are inside the palette,
+ * and the sizes are sane. Top-down files (negative height) are read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../third_party/stb.h"
+#include "formats.h"
+
+typedef struct bmp_header {
+    uint32_t offset;      /* where the pixel data starts */
+    uint32_t hsz;         /* DIB header size */
+    int64_t w, h;         /* h < 0: top-down */
+    unsigned bpp;         /* bits per pixel */
+    uint32_t compression; /* 0 BI_RGB, 3 BI_BITFIELDS */
+    uint32_t colors;      /* palette entries stored */
+} bmp_header;
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static unsigned le16(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+/* Reads and checks the headers; returns 0 or an error message. */
+static const char *parse(const unsigned char *b, size_t len, bmp_header *h)
+{
+    size_t pal_start, entry;
+
+    memset(h, 0, sizeof *h);
+    if (len < 26)
+        return "BMP header cut short";
+    h->offset = le32(b + 10);
+    h->hsz = le32(b + 14);
+    if (h->hsz != 12 && h->hsz != 40 && h->hsz != 56 && h->hsz != 108 && h->hsz != 124)
+        return "BMP header of an unsupported kind";
+    if (len < 14 + (size_t)h->hsz)
+        return "BMP header cut short";
+    if (h->hsz == 12) {
+        h->w = le16(b + 18);
+        h->h = (int16_t)le16(b + 20);
+        if (le16(b + 22) != 1)
+            return "BMP with more than one plane";
+        h->bpp = le16(b + 24);
+    } else {
+        h->w = (int32_t)le32(b + 18);
+        h->h = (int32_t)le32(b + 22);
+        if (le16(b + 26) != 1)
+            return "BMP with more than one plane";
+        h->bpp = le16(b + 28);
+        h->compression = le32(b + 30);
+        h->colors = le32(b + 46);
+    }
+    if (h->bpp != 1 && h->bpp != 4 && h->bpp != 8 && h->bpp != 16 && h->bpp != 24 && h->bpp != 32)
+        return "BMP of an unsupported bit depth";
+    if (h->compression == 1 || h->compression == 2)
+        return "run-length encoded BMP is not read";
+    if (h->compression != 0 && !(h->compression == 3 && (h->bpp == 16 || h->bpp == 32)))
+        return "BMP compression not supported";
+    if (h->compression == 3 && h->hsz == 40 && len < 14 + 40 + 12)
+        return "BMP header cut short";
+    if (h->bpp <= 8) {
+        /* the palette lies between the headers (and bitfield masks) and the
+         * pixels; entries are 3 bytes in the core header, else 4 */
+        pal_start = 14 + (size_t)h->hsz;
+        entry = h->hsz == 12 ? 3 : 4;
+        if (h->offset < pal_start)
+            return "BMP palette missing";
+        size_t stored = (h->offset - pal_start) / entry;
+        if (h->colors == 0 || h->colors > stored)
+            h->colors = (uint32_t)(stored < 256 ? stored : 256);
+        if (h->colors == 0)
+            return "BMP palette missing";
+    }
+    return NULL;
+}
+
+int gf_peek_bmp(const unsigned char *buf, size_t len, int *w, int *h)
+{
+    bmp_header hd;
+
+    if (parse(buf, len, &hd) || hd.w < 1 || hd.h == 0 || hd.w > GF_MAX_DIM ||
+        hd.h > GF_MAX_DIM || hd.h < -GF_MAX_DIM)
+        return -1;
+    *w = (int)hd.w;
+    *h = (int)(hd.h < 0 ? -hd.h : hd.h);
+    return 0;
+}
+
+/* The largest palette index the pixel rows use (bpp <= 8). */
+static unsigned max_index(const unsigned char *px, size_t rowbytes, int w, int h, unsigned bpp)
+{
+    unsigned m = 0;
+
+    for (int y = 0; y < h; y++) {
+        const unsigned char *row = px + (size_t)y * rowbytes;
+        for (int x = 0; x < w; x++) {
+            unsigned v = bpp == 8 ? row[x]
+                                  : (row[(size_t)x * bpp / 8] >> (8 - bpp - (x * bpp) % 8)) &
+                                        ((1u << bpp) - 1);
+            m = v > m ? v : m;
+        }
+    }
+    return m;
+}
+
+int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
+{
+    bmp_header hd;
+    const char *why = parse(buf, len, &hd);
+    int w, h, comp, rc;
+    unsigned char *px;
+    size_t rowbytes, need;
+
+    info->format = "bmp";
+    info->bits = 8;
+    if (why)
+        return gf_err(GF_EDATA, name, "%s", why);
+    if ((rc = gf_check_size(name, "BMP", hd.w < 0 ? 0 : (uint64_t)hd.w,
+                            hd.h < 0 ? (uint64_t)-hd.h : (uint64_t)hd.h, lim)))
+        return rc;
+    w = (int)hd.w;
+    h = (int)(hd.h < 0 ? -hd.h : hd.h);
+    rowbytes = ((size_t)w * hd.bpp + 31) / 32 * 4;
+    need = rowbytes * (size_t)h;
+    if (hd.offset > len || len - hd.offset < need)
+        return gf_err(GF_EDATA, name, "BMP pixel data cut short: %zu of %zu bytes",
+                      hd.offset > len ? (size_t)0 : len - hd.offset, need);
+    if (hd.bpp <= 8 && max_index(buf + hd.offset, rowbytes, w, h, hd.bpp) >= hd.colors)
+        return gf_err(GF_EDATA, name, "BMP palette index outside its %u colours", hd.colors);
+    if (len > 0x7fffffff)
+        return gf_err(GF_EDATA, name, "BMP file too large to decode");
+    px = gf_stb_load(buf, (int)len, &w, &h, &comp);
+    if (!px)
+        return gf_err(GF_EDATA, name, "cannot decode BMP: %s", gf_stb_failure());
+    info->channels = comp;
+    if ((rc = gf_image_alloc(out, w, h)) == 0)
+        for (int y = 0; y < h; y++)
+            gf_luma_row8(px + (size_t)y * w * comp, comp, 255, (size_t)w,
+                         out->data + (size_t)y * out->stride, rgb);
+    free(px);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* encode.c - output formats and encoding (codec.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "formats.h"
+
+gf_format gf_format_parse(const char *name)
+{
+    if (!strcmp(name, "png"))
+        return GF_FMT_PNG;
+    if (!strcmp(name, "pgm"))
+        return GF_FMT_PGM;
+    if (!strcmp(name, "jpeg") || !strcmp(name, "jpg"))
+        return GF_FMT_JPEG;
+    return GF_FMT_NONE;
+}
+
+const char *gf_format_name(gf_format f)
+{
+    return f == GF_FMT_PNG ? "png" : f == GF_FMT_PGM ? "pgm" : f == GF_FMT_JPEG ? "jpeg" : "none";
+}
+
+const char *gf_format_ext(gf_format f)
+{
+    return f == GF_FMT_JPEG ? "jpg" : gf_format_name(f);
+}
+
+/* The extension of path's last component (after its last dot), or NULL. */
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+
+    return dot && dot != name && dot[1] ? dot + 1 : NULL;
+}
+
+gf_format gf_format_from_name(const char *path)
+{
+    const char *ext = extension(path);
+
+    if (!ext)
+        return GF_FMT_NONE;
+    if (!strcasecmp(ext, "png"))
+        return GF_FMT_PNG;
+    if (!strcasecmp(ext, "pgm"))
+        return GF_FMT_PGM;
+    if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg"))
+        return GF_FMT_JPEG;
+    return GF_FMT_NONE;
+}
+
+int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
+{
+    const char *ext = extension(path);
+    gf_format named = gf_format_from_name(path);
+
+    if (ext && !named && !strchr(ext, '}'))
+        return gf_err(GF_EUSAGE, path,
+                      "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm) and "
+                      "JPEG (.jpg, .jpeg)",
+                      ext);
+    if (explicit && named && named != *fmt)
+        return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
+                      gf_format_name(*fmt));
+    if (!explicit)
+        *fmt = named;
+    if (!*fmt)
+        return gf_err(GF_EUSAGE, path,
+                      "cannot tell the output format from the name: give it an extension "
+                      "(.png, .pgm, .jpg) or use --format png|pgm|jpeg");
+    return 0;
+}
+
+int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    switch (o->format) {
+    case GF_FMT_PNG: return gf_encode_png(im, o->png_level, out, len);
+    case GF_FMT_PGM: return gf_encode_pgm(im, out, len);
+    case GF_FMT_JPEG: return gf_encode_jpeg(im, o->quality, out, len);
+    default: return gf_err(GF_EINTERNAL, NULL, "no output format");
+    }
+}
+
+int gf_save(const char *path, const gf_image *im, const gf_encode_opts *o)
+{
+    unsigned char *buf;
+    size_t len;
+    int rc = gf_encode(im, o, &buf, &len);
+
+    if (rc == 0)
+        rc = gf_write(path, buf, len);
+    free(buf);
+    return rc;
+}
