@@ -2,19 +2,24 @@
 # GPU; `make test-gpu` checks every kernel variant on a GPU machine.
 include config.mk
 
+# OpenMP for the CPU paths; the sanitizer and fuzzing builds leave it out
+# (OMP=), running them on one thread, so that every thread they see is
+# gpufilt's own. SAN: sanitizer flags for compiling and linking.
+OMP ?= -fopenmp
+SAN ?=
 # The flags gpufilt needs, then the user's.
-GF_CFLAGS = -std=c11 -Wall -Wextra -fopenmp -D_GNU_SOURCE -DGF_HAVE_CUDA=$(CUDA) \
-            $(DEP_CFLAGS) $(CFLAGS)
+GF_CFLAGS = -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(OMP) $(SAN) -D_GNU_SOURCE \
+            -DGF_HAVE_CUDA=$(CUDA) $(DEP_CFLAGS) $(CFLAGS)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 $(DEP_CFLAGS) $(NVCCFLAGS)
-GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm -fopenmp \
-            $(LDFLAGS)
+GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm \
+            $(OMP) $(SAN) $(LDFLAGS)
 
 # The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa
 # or aarch64), else lib64.
 CUDA_LIBDIR ?= $(firstword $(wildcard $(CUDA_HOME)/targets/$(shell uname -m)-linux/lib \
                  $(CUDA_HOME)/targets/sbsa-linux/lib) $(CUDA_HOME)/lib64)
 
-B := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
+B ?= build/$(if $(filter 1,$(CUDA)),cuda,cpu)
 LIB_C := $(filter-out src/main.c src/gpu_none.c,$(wildcard src/*.c src/*/*.c)) third_party/stb.c
 ifeq ($(CUDA),1)
 LIB_CU := $(filter-out cuda/npp_peers.cu,$(wildcard cuda/*.cu))
@@ -38,7 +43,8 @@ NEWEST := $(lastword $(CUDA_ARCHS))
 GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
 
-.PHONY: all gpufilt deps demo test test-unit test-cli test-gpu install uninstall clean
+.PHONY: all gpufilt deps demo test test-unit test-cli test-gpu test-asan test-tsan fuzz \
+        fuzz-build install uninstall clean
 
 all: gpufilt
 
@@ -92,6 +98,51 @@ $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 # compute-sanitizer; skips with a message where no GPU is usable.
 test-gpu: $(B)/test_gpu gpufilt
 	sh tests/gpu/run.sh $(B)/test_gpu
+
+# The CPU test suite under AddressSanitizer, UndefinedBehaviorSanitizer and
+# LeakSanitizer (a CPU-only build in build/asan).
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-asan:
+	$(MAKE) CUDA=0 B=build/asan SAN="$(ASAN_FLAGS)" build/asan/gpufilt test-unit-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1 GPUFILT_SANITIZER=asan GPUFILT=$(CURDIR)/build/asan/gpufilt \
+	    bats tests/cli
+
+test-unit-asan: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do echo "== $$t"; \
+	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $$t || exit 1; done
+
+# Batches with several workers, and parallel report writing, under
+# ThreadSanitizer (build/tsan; OpenMP left out, see OMP above).
+test-tsan:
+	$(MAKE) CUDA=0 B=build/tsan OMP= SAN=-fsanitize=thread build/tsan/gpufilt build/tsan/unit/test_reports
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" build/tsan/unit/test_reports
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" GPUFILT_SANITIZER=tsan GPUFILT=$(CURDIR)/build/tsan/gpufilt \
+	    bats -f 'batch' tests/cli
+
+# libFuzzer harnesses (tests/fuzz/) with ASan and UBSan, built by clang into
+# build/fuzz; `make fuzz` runs each for FUZZ_SECONDS on its seed corpus
+# (tests/fuzz/corpus/NAME) plus what earlier runs found (build/fuzz/corpus),
+# and leaves any crash in build/fuzz/crashes.
+FUZZ_SECONDS ?= 60
+FUZZERS := png jpeg bmp pnm cli
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+fuzz-build:
+	$(MAKE) CUDA=0 CC=clang OMP= B=build/fuzz SAN="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
+	    $(FUZZERS:%=build/fuzz/fuzz_%)
+
+$(B)/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libgf.a | deps
+	$(CC) $(GF_CFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)
+
+fuzz: fuzz-build
+	@mkdir -p build/fuzz/crashes
+	@for f in $(FUZZERS); do mkdir -p build/fuzz/corpus/$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp build/fuzz/fuzz_$$f \
+	        -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	        -artifact_prefix=build/fuzz/crashes/$$f- -print_final_stats=1 \
+	        build/fuzz/corpus/$$f tests/fuzz/corpus/$$f >build/fuzz/$$f.log 2>&1; st=$$?; \
+	    grep -E '^(stat::|SUMMARY|==[0-9]+==ERROR)|cov: ' build/fuzz/$$f.log | tail -8; \
+	    [ $$st = 0 ] || { echo "fuzz_$$f: a finding, in build/fuzz/crashes"; exit 1; }; done
 
 install: gpufilt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -21,6 +21,10 @@ need zlib1g-dev test -f /usr/include/zlib.h
 need libcmocka-dev test -f /usr/include/cmocka.h
 need imagemagick command -v convert
 need libxml2-utils command -v xmllint
+need time test -x /usr/bin/time
+# make fuzz: clang with libFuzzer's runtime
+need clang command -v clang
+need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a'
 need bats command -v bats
 need python3 command -v python3
 

@@ -34,7 +34,7 @@ static const char *parse(const unsigned char *b, size_t len, bmp_header *h)
     size_t pal_start, entry;
 
     memset(h, 0, sizeof *h);
-    if (len < 26)
+    if (len < 26 || b[0] != 'B' || b[1] != 'M')
         return "BMP header cut short";
     h->offset = le32(b + 10);
     h->hsz = le32(b + 14);

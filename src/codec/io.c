@@ -107,10 +107,17 @@ static int tmp_claim(void)
     return -1;
 }
 
+/* Slot states are read and written atomically: threads claim slots while a
+ * signal handler may look at any of them. */
+static void set_state(int slot, sig_atomic_t state)
+{
+    __atomic_store_n(&tmp_state[slot], state, __ATOMIC_SEQ_CST);
+}
+
 void gf_tmp_cleanup(void)
 {
     for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_state[i] == PENDING)
+        if (__atomic_load_n(&tmp_state[i], __ATOMIC_SEQ_CST) == PENDING)
             unlink(tmp_paths[i]);
 }
 
@@ -204,17 +211,17 @@ int gf_write(const char *path, const unsigned char *buf, size_t len)
     base = slash ? slash + 1 : target;
     for (int attempt = 0; fd < 0; attempt++) {
         unsigned long k = __atomic_fetch_add(&tmp_counter, 1, __ATOMIC_RELAXED);
-        tmp_state[slot] = CLAIMED; /* no signal reads the name while it changes */
+        set_state(slot, CLAIMED); /* no signal reads the name while it changes */
         if ((size_t)snprintf(tmp_paths[slot], PATH_MAX, "%.*s.%s.gpufilt-%ld-%lu",
                              (int)(slash ? slash - target + 1 : 0), target, base, (long)getpid(),
                              k) >= PATH_MAX) {
             rc = gf_err(GF_ECREATE, path, "path too long");
             goto out;
         }
-        tmp_state[slot] = PENDING; /* from here on a signal removes it */
+        set_state(slot, PENDING); /* from here on a signal removes it */
         fd = open(tmp_paths[slot], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && (errno != EEXIST || attempt == 100)) {
-            tmp_state[slot] = CLAIMED;
+            set_state(slot, CLAIMED);
             rc = gf_err(GF_ECREATE, path, "cannot create: %s", strerror(errno));
             goto out;
         }
@@ -233,14 +240,14 @@ int gf_write(const char *path, const unsigned char *buf, size_t len)
         rc = gf_err(GF_ECREATE, path, "cannot create: %s", strerror(errno));
         goto out;
     }
-    tmp_state[slot] = CLAIMED; /* renamed: nothing to remove */
+    set_state(slot, CLAIMED); /* renamed: nothing to remove */
 out:
     if (fd >= 0)
         close(fd);
     if (slot >= 0) {
-        if (tmp_state[slot] == PENDING)
+        if (__atomic_load_n(&tmp_state[slot], __ATOMIC_SEQ_CST) == PENDING)
             unlink(tmp_paths[slot]);
-        tmp_state[slot] = FREE;
+        set_state(slot, FREE);
     }
     return rc;
 }

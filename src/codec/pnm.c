@@ -51,7 +51,7 @@ int gf_peek_pnm(const unsigned char *buf, size_t len, int *w, int *h)
     unsigned long ww, hh;
     size_t pos = 2;
 
-    if (token(buf, len, &pos, &ww) || token(buf, len, &pos, &hh) || ww < 1 || hh < 1 ||
+    if (len < 3 || token(buf, len, &pos, &ww) || token(buf, len, &pos, &hh) || ww < 1 || hh < 1 ||
         ww > GF_MAX_DIM || hh > GF_MAX_DIM)
         return -1;
     *w = (int)ww;
@@ -64,9 +64,13 @@ int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const 
 {
     unsigned long w, h, maxval;
     size_t pos = 2, need, bps;
-    int channels = buf[1] == '6' ? 3 : 1, rc;
-    const char *fmt = channels == 1 ? "PGM" : "PPM";
+    int channels, rc;
+    const char *fmt;
 
+    if (len < 3 || buf[0] != 'P' || (buf[1] != '5' && buf[1] != '6'))
+        return gf_err(GF_EDATA, name, "not a binary PGM or PPM file");
+    channels = buf[1] == '6' ? 3 : 1;
+    fmt = channels == 1 ? "PGM" : "PPM";
     info->format = channels == 1 ? "pgm" : "ppm";
     if (token(buf, len, &pos, &w) || token(buf, len, &pos, &h) ||
         token(buf, len, &pos, &maxval) || pos >= len || !is_space(buf[pos]))
