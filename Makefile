@@ -67,6 +67,9 @@ $(B)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(GF_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The stages' CPU paths are loops for the vectoriser.
+$(B)/src/stages/%.o: GF_CFLAGS += -O3
+
 # stb's code is not ours to warn about.
 $(B)/third_party/stb.o: GF_CFLAGS += -w
 

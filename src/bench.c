@@ -7,6 +7,7 @@
  * measured first), the speedup over the stage's baseline variant and the
  * check against the gold reference. */
 #include <getopt.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@
 #define DEFAULT_SIZES "8000x8000,1920x1080,640x480"
 
 typedef struct bench {
-    gf_gpu *gpu;
+    gf_gpu *gpu; /* NULL with --cpu: the CPU paths alone */
     int sizes[MAX_SIZES][2]; /* image experiments: the first is the main size */
     int nsizes;
     int mm, mn, mk; /* matmul M x N x K */
@@ -55,9 +56,12 @@ static const gf_col bench_cols[] = {
 void gf_bench_print_text(const gf_bench_table *b, FILE *f)
 {
     gf_table_text(&b->t, bench_cols, NCOLS, "", f);
-    fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
-               "floor = bytes moved at %.0f GB/s (copy)\n",
-            b->device, b->driver, b->runtime, b->reps, b->t.copy_gbps);
+    if (b->t.copy_gbps > 0)
+        fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
+                   "floor = bytes moved at %.0f GB/s (copy)\n",
+                b->device, b->driver, b->runtime, b->reps, b->t.copy_gbps);
+    else
+        fprintf(f, "device: %s; median of %d runs after a warm-up\n", b->device, b->reps);
     if (b->notes[0])
         fprintf(f, "notes: %s\n", b->notes);
 }
@@ -148,7 +152,9 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     double gold_ms, bytes = gf_stage_bytes(s, img->width, img->height);
     int rc = gf_stage_reference(s, img, &ref, &gold_ms);
 
-    if (rc == 0 && (rc = gf_stage_check_cpu(s, img, &ref, CPU_REPS, &cpu)) == 0)
+    if (rc == 0 && (rc = gf_stage_check_cpu(s, img, &ref, b->gpu ? CPU_REPS : b->t.reps,
+                                            &cpu)) == 0 &&
+        b->gpu)
         rc = gf_stage_check(b->gpu, s, img, &ref, b->t.reps, res);
     gf_output_free(&ref);
     if (rc)
@@ -156,7 +162,7 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     add(b, exp, "cpu", cpu.ms, bytes, cpu.match);
     if (!cpu.match)
         fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
-    for (int v = 0; s->ops->variants[v].name; v++) {
+    for (int v = 0; b->gpu && s->ops->variants[v].name; v++) {
         gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes, res[v].match);
         r->speedup = res[0].ms / res[v].ms;
         if (!res[v].match)
@@ -542,7 +548,7 @@ static int bench_group(bench *b, const char *group)
     char exp[48], label[48];
     int rc = 0;
 
-    if (!strcmp(group, "transpose"))
+    if (!strcmp(group, "transpose") && b->gpu)
         rc = bench_seed_transpose(b);
     for (int z = 0; rc == 0 && z < b->nsizes; z++) {
         gf_image img;
@@ -559,15 +565,16 @@ static int bench_group(bench *b, const char *group)
                     break;
                 snprintf(exp, sizeof exp, "%s %dx%d", gf_stage_label(&s, label, sizeof label), w,
                          h);
-                if ((rc = bench_stage(b, exp, &s, &img)) == 0)
+                if ((rc = bench_stage(b, exp, &s, &img)) == 0 && b->gpu)
                     rc = bench_npp(b, exp, &s, &img);
-                if (rc == 0 && z == 0 && gf_stage_is_report(&s) && !strcmp(group, "hist"))
+                if (rc == 0 && z == 0 && gf_stage_is_report(&s) && !strcmp(group, "hist") &&
+                    b->gpu)
                     rc = bench_hist_data(b, &s);
             }
         }
         gf_image_free(&img);
     }
-    if (rc == 0 && !strcmp(group, "colsum")) { /* seed 4's own size */
+    if (rc == 0 && !strcmp(group, "colsum") && b->gpu) { /* seed 4's own size */
         gf_image img;
         if ((rc = random_image(b, &img, 8192, 8192)) == 0) {
             for (int i = 0; rc == 0 && gf_stages[i]; i++) {
@@ -622,7 +629,8 @@ static int experiments(experiment *e)
 }
 
 static const char usage_line[] = "usage: gpufilt bench [EXPERIMENT...] [--reps N] "
-                                 "[--size WxH[,WxH...]] [--matmul MxNxK] [--json] [--device N]\n";
+                                 "[--size WxH[,WxH...]] [--matmul MxNxK] [--json] [--device N] "
+                                 "[--cpu]\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -673,12 +681,13 @@ int gf_bench_main(int argc, char **argv)
         {"reps", required_argument, NULL, 'r'},   {"size", required_argument, NULL, 's'},
         {"matmul", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
         {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"cpu", no_argument, NULL, 'c'},          {NULL, 0, NULL, 0},
     };
     experiment exps[MAX_EXPERIMENTS];
     const int nexp = experiments(exps);
     bench *b = calloc(1, sizeof *b);
-    int want[MAX_EXPERIMENTS] = {0}, any = 0, device = 0, json = 0, c, rc = 0, status = 0;
+    int want[MAX_EXPERIMENTS] = {0}, any = 0, device = 0, json = 0, cpu = 0, c, rc = 0,
+        status = 0;
 
     if (!b)
         return -GF_EINTERNAL;
@@ -703,6 +712,9 @@ int gf_bench_main(int argc, char **argv)
             break;
         case 'j':
             json = 1;
+            break;
+        case 'c':
+            cpu = 1;
             break;
         case 'd':
             if (gf_parse_int("--device", optarg, 0, 1023, &device))
@@ -743,18 +755,22 @@ int gf_bench_main(int argc, char **argv)
             goto done;
         }
     }
-    if (gf_gpu_open(device, &b->gpu, b->t.device, sizeof b->t.device)) {
+    if (cpu) {
+        snprintf(b->t.device, sizeof b->t.device, "CPU, %d threads", gf_cpu_threads());
+        note(b, "--cpu: the CPU backend's paths alone, each checked against the gold");
+    } else if (gf_gpu_open(device, &b->gpu, b->t.device, sizeof b->t.device)) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());
         status = -GF_ENOGPU;
         goto done;
+    } else {
+        gf_gpu_versions(b->t.driver, sizeof b->t.driver, b->t.runtime, sizeof b->t.runtime);
+        if (!gf_npp_box)
+            note(b, "NPP peers not built in (make PEERS=1)");
     }
-    gf_gpu_versions(b->t.driver, sizeof b->t.driver, b->t.runtime, sizeof b->t.runtime);
     b->rng = 0x243F6A8885A308D3ull;
-    if (!gf_npp_box)
-        note(b, "NPP peers not built in (make PEERS=1)");
-    want[0] = 1; /* copy defines the floor */
+    want[0] = !cpu; /* copy defines the floor */
     for (int i = 0; i < nexp && rc == 0; i++)
-        if (want[i] || !any)
+        if ((want[i] || !any) && (!cpu || exps[i].run == bench_group))
             rc = exps[i].run(b, exps[i].name);
     if (rc) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());

@@ -14,6 +14,14 @@
 extern "C" {
 #endif
 
+/* Marks a CPU fast path to be compiled for x86-64-v4 (AVX-512), AVX2 and baseline x86-64,
+ * the one to run chosen when the program loads (GCC's target_clones). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define GF_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define GF_CLONES
+#endif
+
 #define GF_VERSION "0.1.0"
 
 enum {
@@ -40,6 +48,11 @@ typedef struct gf_image {
 /* Allocates a width x height image with stride == width in host memory
  * (malloc). width, height >= 1. Returns 0, or GF_EINTERNAL when out of memory. */
 int gf_image_alloc(gf_image *im, int width, int height);
+
+/* When 0..255, every image gf_image_alloc returns is filled with this byte
+ * first: tests set it to poison outputs, so that a path that leaves a pixel
+ * unwritten fails. -1 (the default): not filled. */
+extern int gf_alloc_poison;
 
 /* Frees what gf_image_alloc allocated and zeroes *im; safe on a zeroed image. */
 void gf_image_free(gf_image *im);
@@ -72,6 +85,9 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state);
 
 /* Monotonic wall clock in milliseconds. */
 double gf_now_ms(void);
+
+/* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
+int gf_cpu_threads(void);
 
 /* gf_now_ms() when main() started: the process's own clock. */
 extern double gf_process_t0;

@@ -1,6 +1,7 @@
 /* main.c - argv -> plan -> files processed -> exit status; the only place
  * that exits. */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "batch/batch.h"
 #include "bench.h"
 #include "cli.h"
+
+#define MMAP_THRESHOLD (512 << 20) /* allocations above this are mmap'd */
 
 static void on_signal(int sig)
 {
@@ -22,6 +25,12 @@ int main(int argc, char **argv)
     int rc;
 
     gf_process_t0 = gf_now_ms();
+    /* Images are large and come and go per file: keep freed memory in the
+     * heap for the next one instead of returning it to the kernel and
+     * faulting fresh zeroed pages in again (glibc's defaults trim at 2x the
+     * mmap threshold, which it caps at 32 MiB). */
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+    mallopt(M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD);
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return gf_bench_main(argc - 1, argv + 1);
     rc = gf_cli_parse(argc, argv, &p);

@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static _Thread_local char errbuf[GF_ERRMSG_MAX];
 
 double gf_process_t0;
+int gf_alloc_poison = -1;
 
 int gf_image_alloc(gf_image *im, int width, int height)
 {
@@ -20,6 +24,8 @@ int gf_image_alloc(gf_image *im, int width, int height)
     im->data = malloc((size_t)width * (size_t)height);
     if (!im->data)
         return gf_err(GF_EINTERNAL, NULL, "out of memory for a %dx%d image", width, height);
+    if (gf_alloc_poison >= 0)
+        memset(im->data, gf_alloc_poison, (size_t)width * (size_t)height);
     im->width = width;
     im->height = height;
     im->stride = (size_t)width;
@@ -99,6 +105,19 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state)
     for (size_t i = 0; rc == 0 && i < (size_t)width * height; i++)
         im->data[i] = (unsigned char)gf_rand(state);
     return rc;
+}
+
+int gf_cpu_threads(void)
+{
+    int n = 1;
+#pragma omp parallel
+#pragma omp single
+    {
+#ifdef _OPENMP
+        n = omp_get_num_threads();
+#endif
+    }
+    return n;
 }
 
 double gf_now_ms(void)

@@ -18,7 +18,9 @@ extern const gf_stage_ops gf_stage_hist;
 /* 256-bin histogram of in (host, any stride) into bins[256] (host, zeroed
  * here). gf_hist_gold counts one pixel at a time: the reference.
  * gf_hist_cpu is the CPU backend's path: per-thread partial histograms over
- * blocks of rows, merged (OpenMP; libvips' hist_find has the same shape).
+ * blocks of rows, merged (OpenMP; libvips' hist_find has the same shape),
+ * four per thread taking pixels in turn so that equal neighbours do not
+ * serialise on one counter.
  * Returns 0, or GF_EINTERNAL out of memory. */
 int gf_hist_gold(const gf_image *in, uint32_t *bins);
 int gf_hist_cpu(const gf_image *in, uint32_t *bins);

@@ -5,9 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
-
-/* CPU blocking: a 64x64 block of input and output bytes stays in L1. */
-#define CPU_BLOCK 64
+#include <string.h>
 
 _Static_assert(sizeof(gf_orient_params) <= GF_STAGE_PARAMS, "orient params");
 
@@ -41,24 +39,111 @@ int gf_orient_gold(const gf_image *in, gf_image *out, gf_orient_op op)
     return rc;
 }
 
-int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
+/* Reverses n bytes: dst[i] = src[n - 1 - i]. */
+GF_CLONES static void reverse_bytes(const unsigned char *restrict src, unsigned char *restrict dst,
+                                    int n)
+{
+    for (int i = 0; i < n; i++)
+        dst[i] = src[n - 1 - i];
+}
+
+/* Flip, flop, rotate 180: whole rows, copied or reversed. */
+static void mirror_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
 {
     const int w = in->width, h = in->height;
+
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const unsigned char *src = in->data + (size_t)(op == GF_FLOP ? y : h - 1 - y) * in->stride;
+        unsigned char *dst = out->data + (size_t)y * out->stride;
+        if (op == GF_FLIP)
+            memcpy(dst, src, (size_t)w);
+        else
+            reverse_bytes(src, dst, w);
+    }
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* The 16x16 byte block whose rows are v[0..15] is transposed in place, so
+ * that v[m] holds column m: four rounds of interleaving bytes, words, double
+ * words and quad words. */
+static void transpose16(__m128i v[16])
+{
+    __m128i t[16];
+    for (int i = 0; i < 8; i++) {
+        t[i] = _mm_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
+        t[i + 8] = _mm_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        v[i] = _mm_unpacklo_epi16(t[2 * i], t[2 * i + 1]);
+        v[i + 4] = _mm_unpackhi_epi16(t[2 * i], t[2 * i + 1]);
+        v[i + 8] = _mm_unpacklo_epi16(t[2 * i + 8], t[2 * i + 9]);
+        v[i + 12] = _mm_unpackhi_epi16(t[2 * i + 8], t[2 * i + 9]);
+    }
+    for (int q = 0; q < 4; q++)
+        for (int i = 0; i < 2; i++) {
+            t[4 * q + i] = _mm_unpacklo_epi32(v[4 * q + 2 * i], v[4 * q + 2 * i + 1]);
+            t[4 * q + i + 2] = _mm_unpackhi_epi32(v[4 * q + 2 * i], v[4 * q + 2 * i + 1]);
+        }
+    for (int q = 0; q < 4; q++) {
+        v[4 * q] = _mm_unpacklo_epi64(t[4 * q], t[4 * q + 1]);
+        v[4 * q + 1] = _mm_unpackhi_epi64(t[4 * q], t[4 * q + 1]);
+        v[4 * q + 2] = _mm_unpacklo_epi64(t[4 * q + 2], t[4 * q + 3]);
+        v[4 * q + 3] = _mm_unpackhi_epi64(t[4 * q + 2], t[4 * q + 3]);
+    }
+}
+#endif
+
+/* The ops that swap the axes: output pixel (i, j) is input
+ * (sx(j), sy(i)), sx(j) = j or w-1-j (revx), sy(i) = i or h-1-i (revy).
+ * Whole 16x16 blocks go through registers (SSE2); the strips at the edges,
+ * pixel by pixel. */
+static void swap_cpu(const gf_image *in, gf_image *out, int revx, int revy)
+{
+    const int w = in->width, h = in->height, bw = w / 16 * 16, bh = h / 16 * 16;
+
+#pragma omp parallel for schedule(static)
+    for (int j0 = 0; j0 < w; j0 += 16) { /* 16 output rows */
+        for (int i0 = 0; i0 < h; i0 += 16) {
+#ifdef __SSE2__
+            if (j0 < bw && i0 < bh) {
+                __m128i v[16];
+                const int c0 = revx ? w - 16 - j0 : j0;
+                for (int k = 0; k < 16; k++) {
+                    const int row = revy ? h - 1 - (i0 + k) : i0 + k;
+                    v[k] = _mm_loadu_si128(
+                        (const __m128i *)(const void *)(in->data + (size_t)row * in->stride + c0));
+                }
+                transpose16(v);
+                for (int jj = 0; jj < 16; jj++)
+                    _mm_storeu_si128(
+                        (__m128i *)(void *)(out->data + (size_t)(j0 + jj) * out->stride + i0),
+                        v[revx ? 15 - jj : jj]);
+                continue;
+            }
+#endif
+            for (int j = j0; j < j0 + 16 && j < w; j++)
+                for (int i = i0; i < i0 + 16 && i < h; i++)
+                    out->data[(size_t)j * out->stride + i] =
+                        in->data[(size_t)(revy ? h - 1 - i : i) * in->stride +
+                                 (revx ? w - 1 - j : j)];
+        }
+    }
+}
+
+int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
+{
     int rc = check_size(in, out, op);
 
     if (rc)
         return rc;
-#pragma omp parallel for schedule(static)
-    for (int by = 0; by < h; by += CPU_BLOCK)
-        for (int bx = 0; bx < w; bx += CPU_BLOCK)
-            for (int y = by; y < h && y < by + CPU_BLOCK; y++) {
-                const unsigned char *row = in->data + (size_t)y * in->stride;
-                for (int x = bx; x < w && x < bx + CPU_BLOCK; x++) {
-                    int ox, oy;
-                    gf_orient_dest(op, x, y, w, h, &ox, &oy);
-                    out->data[(size_t)oy * out->stride + ox] = row[x];
-                }
-            }
+    if (!gf_orient_swaps(op))
+        mirror_cpu(in, out, op);
+    else
+        swap_cpu(in, out, op == GF_TRANSVERSE || op == GF_ROTATE270,
+                 op == GF_TRANSVERSE || op == GF_ROTATE90);
     return 0;
 }
 

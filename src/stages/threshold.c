@@ -27,6 +27,13 @@ int gf_threshold_gold(const gf_image *in, gf_image *out, int t)
     return rc;
 }
 
+GF_CLONES static void threshold_row(const unsigned char *restrict src, unsigned char *restrict dst,
+                                    int w, unsigned char t)
+{
+    for (int x = 0; x < w; x++) /* vectorised: a compare gives 0x00 or 0xff */
+        dst[x] = (unsigned char)-(src[x] > t);
+}
+
 int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
 {
     const int w = in->width;
@@ -36,12 +43,9 @@ int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
     if (rc)
         return rc;
 #pragma omp parallel for schedule(static)
-    for (int y = 0; y < in->height; y++) {
-        const unsigned char *restrict src = in->data + (size_t)y * in->stride;
-        unsigned char *restrict dst = out->data + (size_t)y * out->stride;
-        for (int x = 0; x < w; x++) /* vectorised: a compare gives 0x00 or 0xff */
-            dst[x] = (unsigned char)-(src[x] > tt);
-    }
+    for (int y = 0; y < in->height; y++)
+        threshold_row(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, w,
+                      tt);
     return 0;
 }
 
