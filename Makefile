@@ -11,7 +11,7 @@ SAN ?=
 GF_CFLAGS = -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(OMP) $(SAN) -D_GNU_SOURCE \
             -DGF_HAVE_CUDA=$(CUDA) $(DEP_CFLAGS) $(CFLAGS)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 $(DEP_CFLAGS) $(NVCCFLAGS)
-GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lturbojpeg -ljansson -lcairo -ldeflate -lz -lpthread -lm \
+GF_LDLIBS = $(DEP_LDFLAGS) -lspng -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lz -ldl -lpthread -lm \
             $(OMP) $(SAN) $(LDFLAGS)
 
 # The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa

@@ -10,6 +10,8 @@
 
 #include "../src/gpu.h"
 
+static int opened; /* set once a context exists, by any thread; read at exit */
+
 struct gf_gpu {
     int device;
     int cc; /* compute capability, major * 10 + minor */
@@ -64,8 +66,22 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
         gf_gpu_close(g);
         return gf_err(GF_EINTERNAL, NULL, "CUDA stream or event creation failed");
     }
+    __atomic_store_n(&opened, 1, __ATOMIC_RELEASE);
     *out = g;
     return 0;
+}
+
+extern "C" int gf_gpu_opened(void)
+{
+    return __atomic_load_n(&opened, __ATOMIC_ACQUIRE);
+}
+
+extern "C" void gf_gpu_finish(gf_gpu *g)
+{
+    if (g) {
+        cudaSetDevice(g->device);
+        cudaStreamSynchronize(g->stream);
+    }
 }
 
 extern "C" int gf_gpu_cc(gf_gpu *g)

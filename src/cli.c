@@ -559,5 +559,6 @@ int gf_cli_parse(int argc, char **argv, gf_plan *p)
     if ((rc = finish_inputs(p, argc, argv)) || (rc = finish_settings(&ps)) ||
         (rc = finish_reports(p)) || (rc = finish_variants(&ps)) || (rc = finish_output(&ps)))
         return rc;
+    p->gpu_forced = p->backend == GF_BACKEND_CUDA || p->compare || ps.variant != NULL;
     return 0;
 }

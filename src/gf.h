@@ -89,6 +89,13 @@ double gf_now_ms(void);
 /* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
 int gf_cpu_threads(void);
 
+/* The fewest pixels for which a CPU path spreads over threads: starting a
+ * team of threads costs more than a smaller image takes on one. */
+#define GF_PARALLEL_PIXELS (1 << 18)
+
+/* 1 when an image of w x h pixels is worth several threads. */
+#define GF_PARALLEL(w, h) ((uint64_t)(w) * (uint64_t)(h) >= GF_PARALLEL_PIXELS)
+
 /* gf_now_ms() when main() started: the process's own clock. */
 extern double gf_process_t0;
 

@@ -38,6 +38,14 @@ int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n);
 /* The device's compute capability as major * 10 + minor (90 for an H100). */
 int gf_gpu_cc(gf_gpu *g);
 
+/* Waits for everything g's stream was given (NULL is allowed) and keeps
+ * the context for the process's exit: a command line that is done skips
+ * CUDA's teardown (main exits with _exit once gf_gpu_opened()). */
+void gf_gpu_finish(gf_gpu *g);
+
+/* 1 when this process has opened a CUDA context. */
+int gf_gpu_opened(void);
+
 /* Releases everything the context allocated; NULL is allowed. */
 void gf_gpu_close(gf_gpu *g);
 

@@ -18,6 +18,8 @@ int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
 }
 
 int gf_gpu_cc(gf_gpu *g) { (void)g; return 0; }
+void gf_gpu_finish(gf_gpu *g) { (void)g; }
+int gf_gpu_opened(void) { return 0; }
 void gf_gpu_close(gf_gpu *g) { (void)g; }
 int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes) { (void)g, (void)bytes; memset(d, 0, sizeof *d); return NO_GPU; }
 int gf_gpu_buffer(gf_gpu *g, int slot, size_t bytes, gf_dimage *d) { (void)g, (void)slot, (void)bytes; memset(d, 0, sizeof *d); return NO_GPU; }

@@ -35,6 +35,8 @@ typedef struct gf_plan {
     int auto_orient;        /* apply the EXIF orientation first */
     /* running */
     gf_backend backend;
+    int gpu_forced;         /* --backend cuda, --compare, --shared, --no-shared, --variant:
+                               the GPU is used (and waited for) whenever there is one */
     int device;             /* GPU number */
     int jobs;               /* CPU workers; 0: one per core */
     int compare;            /* time and check every variant */

@@ -59,6 +59,11 @@ void gf_stage_out_size(const gf_stage *s, int width, int height, int *out_w, int
     *out_h = height;
 }
 
+double gf_stage_cpu_ms(const gf_stage *s, int width, int height, int threads)
+{
+    return s->ops->cpu_cost * (double)width * height / (threads > 0 ? threads : 1) / 1e6;
+}
+
 double gf_stage_bytes(const gf_stage *s, int width, int height)
 {
     int ow, oh;

@@ -164,6 +164,9 @@ struct gf_stage_ops {
     void (*label)(const gf_stage *s, char *buf, size_t n);
     /* Output size for a width x height input; NULL: the same. */
     void (*out_size)(const gf_stage *s, int width, int height, int *out_w, int *out_h);
+    /* The CPU path's time in ns per input pixel on one thread (measured,
+     * docs/benchmarks.md), for --backend auto's choice of backend. */
+    double cpu_cost;
     /* Bytes the stage must move through device memory for a width x height
      * input (its floor); NULL: each input pixel read once and each output
      * pixel written once (report stages: read once). */
@@ -227,6 +230,10 @@ int gf_stage_pick(const gf_stage *s, int cc, int width, int height);
 
 /* Output size of s for a width x height input. */
 void gf_stage_out_size(const gf_stage *s, int width, int height, int *out_w, int *out_h);
+
+/* What s's CPU path should take on `threads` threads for a width x height
+ * input, in ms (from cpu_cost). */
+double gf_stage_cpu_ms(const gf_stage *s, int width, int height, int threads);
 
 /* Bytes s must move through device memory for a width x height input. */
 double gf_stage_bytes(const gf_stage *s, int width, int height);

@@ -109,15 +109,11 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state)
 
 int gf_cpu_threads(void)
 {
-    int n = 1;
-#pragma omp parallel
-#pragma omp single
-    {
 #ifdef _OPENMP
-        n = omp_get_num_threads();
+    return omp_get_max_threads();
+#else
+    return 1;
 #endif
-    }
-    return n;
 }
 
 double gf_now_ms(void)

@@ -16,6 +16,16 @@
 #include "../report/json.h"
 #include "naming.h"
 
+/* A step row timed from the end of the previous one, so that the rows of a
+ * file's table add up to its total. */
+static gf_row *lap(gf_worker *w, const char *step, const char *variant, double bytes)
+{
+    double now = gf_now_ms();
+    gf_row *r = gf_report_step(&w->rep, step, variant, now - w->t_lap, bytes);
+    w->t_lap = now;
+    return r;
+}
+
 static const char *display_name(const char *path)
 {
     return strcmp(path, "-") ? path : "(stdin)";
@@ -142,10 +152,9 @@ static void print_stats(const gf_plan *p, const gf_item *it, const gf_result *re
 }
 
 /* Writes every report stage's file, timed as one step. */
-static int write_reports(const gf_plan *p, const gf_item *it, const gf_result *results,
-                         gf_report *rep)
+static int write_reports(gf_worker *w, const gf_item *it, const gf_result *results)
 {
-    double t0 = gf_now_ms();
+    const gf_plan *p = w->plan;
     int rc = 0, any = 0;
 
     for (int i = 0; rc == 0 && i < p->nstages; i++)
@@ -154,47 +163,50 @@ static int write_reports(const gf_plan *p, const gf_item *it, const gf_result *r
             any = 1;
         }
     if (rc == 0 && any)
-        gf_report_step(rep, "reports", NULL, gf_now_ms() - t0, 0);
+        lap(w, "reports", NULL, 0);
     return rc;
 }
 
-/* Reads and decodes the input. */
-static int load(const gf_plan *p, const gf_item *it, gf_image *img, gf_load_info *info,
-                uint32_t (*rgb)[256], gf_report *rep)
+/* Reads the input, lets the pool choose the backend from its header, and
+ * decodes it. */
+static int load(gf_worker *w, const gf_item *it, gf_image *img, gf_load_info *info,
+                uint32_t (*rgb)[256])
 {
+    const gf_plan *p = w->plan;
     unsigned char *buf;
     size_t len;
-    double t0 = gf_now_ms();
-    int rc = gf_read_all(it->path, &p->limits, &buf, &len);
+    int rc = gf_read_all(it->path, &p->limits, &buf, &len), width = 0, height = 0;
 
     if (rc)
         return rc;
-    gf_report_step(rep, "read", NULL, gf_now_ms() - t0, (double)len);
-    t0 = gf_now_ms();
+    lap(w, "read", NULL, (double)len);
+    if (gf_peek_size(buf, len, &width, &height))
+        width = height = 0;
+    w->choose(w, width, height, &w->rep);
+    w->t_lap = gf_now_ms();
     rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info, rgb);
     free(buf);
     if (rc == 0)
-        gf_report_step(rep, "decode", info->format, gf_now_ms() - t0, 0);
+        lap(w, "decode", info->format, 0);
     return rc;
 }
 
 /* Encodes and writes the image output. */
-static int save(const gf_plan *p, const gf_item *it, const gf_image *img, gf_report *rep)
+static int save(gf_worker *w, const gf_item *it, const gf_image *img)
 {
+    const gf_plan *p = w->plan;
     gf_encode_opts eo = {p->format, p->png_level, p->jpeg_quality};
     unsigned char *buf;
     size_t len;
-    double t0 = gf_now_ms();
     int rc = gf_encode(img, &eo, &buf, &len);
 
     if (rc)
         return rc;
-    gf_report_step(rep, "encode", gf_format_name(p->format), gf_now_ms() - t0, 0);
-    t0 = gf_now_ms();
+    lap(w, "encode", gf_format_name(p->format), 0);
     rc = gf_write(it->out, buf, len);
     free(buf);
     if (rc == 0)
-        gf_report_step(rep, "write", NULL, gf_now_ms() - t0, (double)len);
+        lap(w, "write", NULL, (double)len);
     return rc;
 }
 
@@ -257,18 +269,20 @@ int gf_job_run(gf_worker *w, gf_item *it)
     memset(all, 0, sizeof all);
     rep->input = name;
     rep->backend = "cpu";
+    w->t_lap = t_start;
     if (w->t_process > 0)
         gf_report_step(rep, "start-up", NULL, w->t_process, 0);
     if ((rc = check_output(p, it->path, it->out)))
         goto out;
     for (int s = 0; rc == 0 && s < p->nstages; s++)
         rc = check_output(p, it->path, it->reports[s]);
-    if (rc || (rc = load(p, it, &img, &info, wants_rgb(p) ? w->rgb : NULL, rep)))
+    if (rc || (rc = load(w, it, &img, &info, wants_rgb(p) ? w->rgb : NULL)))
         goto out;
     if (info.bits == 16 && !p->quiet)
         fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", name, info.bits);
     if ((rc = w->get_gpu(w, &gpu, rep)))
         goto out;
+    w->t_lap = gf_now_ms();
     rep->width = img.width;
     rep->height = img.height;
     pl.nstages = file_stages(p, &info, stages, &first);
@@ -277,11 +291,12 @@ int gf_job_run(gf_worker *w, gf_item *it)
         all[s].input = name;
     }
     rc = gf_pipeline_run(&pl, gpu, &img, &result, &owned, rep, all);
+    w->t_lap = gf_now_ms();
     results = all + first; /* the plan's stages' results */
     if (rc == 0)
-        rc = write_reports(p, it, results, rep);
+        rc = write_reports(w, it, results);
     if (rc == 0 && it->out)
-        rc = save(p, it, &result, rep);
+        rc = save(w, it, &result);
     if (rc == 0 || (p->compare && rep->compare.n)) {
         rep->out_width = result.width ? result.width : rep->width;
         rep->out_height = result.height ? result.height : rep->height;

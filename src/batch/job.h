@@ -25,15 +25,22 @@ typedef struct gf_worker gf_worker;
  * when the GPU is required but unusable. */
 typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
 
+/* Called once the input's header is read (width x height, or 0 x 0 when it
+ * could not be read), before it decodes: lets --backend auto choose the
+ * backend for a single file, and start CUDA only if it wants the GPU. */
+typedef void (*gf_choose_fn)(gf_worker *w, int width, int height, gf_report *rep);
+
 struct gf_worker {
     const gf_plan *plan;
     gf_gpu_fn get_gpu;
+    gf_choose_fn choose;
     void *pool;          /* the pool's own state, for get_gpu */
     gf_gpu *gpu;         /* this worker's context, once it has one */
     int id;
     gf_report rep;
     uint32_t rgb[3][256];
     double t_process;    /* ms since the process started, at the first step (single runs) */
+    double t_lap;        /* when the last timed step ended */
 };
 
 /* Processes it with w and returns its exit status: 0, a GF_E* code's value,

@@ -19,6 +19,10 @@
 #include "naming.h"
 
 #define PROGRESS_MS 250 /* progress line refresh on a terminal */
+/* What CUDA takes to start on an H100 machine: context creation and module
+ * loading, 240-300 ms (docs/benchmarks.md). --backend auto runs a single
+ * file on the CPU when its stages should take less than this there. */
+#define GPU_START_MS 250.0
 
 typedef struct pool {
     const gf_plan *plan;
@@ -33,6 +37,9 @@ typedef struct pool {
     int next, done, failed, skipped, running;
     /* GPU start-up: 0 pending, 1 usable, -1 not */
     int gpu_state;
+    int probing;        /* the start-up thread was started */
+    int cpu_chosen;     /* --backend auto chose the CPU for the single file */
+    pthread_t probe_thread;
     gf_gpu *probe; /* the start-up thread's context, handed to the first worker */
     char gpu_msg[1024], gpu_name[128];
     int notice_done;
@@ -63,6 +70,47 @@ static void *gpu_start_main(void *arg)
     return NULL;
 }
 
+/* Starts CUDA in its thread (once), or in the caller when no thread can be
+ * made. */
+static void start_gpu(pool *P)
+{
+    if (P->probing)
+        return;
+    P->probing = pthread_create(&P->probe_thread, NULL, gpu_start_main, P) == 0;
+    if (!P->probing)
+        gpu_start_main(P);
+}
+
+/* --backend auto for a single file whose stages nothing forces onto the
+ * GPU: once the header gives the size, the CPU runs them when they should
+ * take less there than CUDA takes to start; otherwise CUDA starts now,
+ * behind the decode. Batches and forced runs started CUDA at once. */
+static void choose_backend(gf_worker *w, int width, int height, gf_report *rep)
+{
+    pool *P = w->pool;
+    const gf_plan *p = P->plan;
+    double cpu_ms = 0;
+    const int threads = gf_cpu_threads();
+
+    if (p->backend != GF_BACKEND_AUTO || p->batch || p->gpu_forced || P->probing)
+        return;
+    for (int i = 0; i < p->nstages; i++) {
+        cpu_ms += gf_stage_cpu_ms(&p->stages[i], width, height, threads);
+        gf_stage_out_size(&p->stages[i], width, height, &width, &height);
+    }
+    if (width > 0 && cpu_ms < GPU_START_MS) {
+        P->cpu_chosen = 1; /* only this worker runs: a single file */
+        snprintf(rep->why, sizeof rep->why,
+                 "auto: the CPU, whose stages should take %.1f ms on %d threads, less than "
+                 "CUDA's %.0f ms start",
+                 cpu_ms, threads, GPU_START_MS);
+        return;
+    }
+    snprintf(rep->why, sizeof rep->why,
+             "auto: the GPU, the stages would take %.0f ms on %d CPU threads", cpu_ms, threads);
+    start_gpu(P);
+}
+
 /* The worker's GPU, once start-up is over: NULL for the CPU backend. Prints
  * the auto backend's one-line notice once. */
 static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
@@ -76,6 +124,8 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
     if (p->backend == GF_BACKEND_CPU)
         return 0;
     if (!w->gpu) {
+        if (P->cpu_chosen)
+            return 0;
         pthread_mutex_lock(&P->lock);
         while (P->gpu_state == 0) {
             waited = 1;
@@ -95,6 +145,8 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
         if (rc == 0 && P->gpu_state > 0 && !w->gpu)
             rc = gf_gpu_open(p->device, &w->gpu, NULL, 0);
     }
+    if (rc == 0 && !w->gpu && P->gpu_state < 0 && !rep->why[0])
+        snprintf(rep->why, sizeof rep->why, "no usable GPU");
     if (rc == 0 && w->gpu) {
         rep->backend = "cuda";
         snprintf(rep->device, sizeof rep->device, "%s", P->gpu_name);
@@ -357,9 +409,8 @@ static void run_workers(pool *P, gf_worker *workers, int njobs)
 int gf_run(const gf_plan *p)
 {
     pool P;
-    pthread_t probe;
     gf_worker *workers = NULL;
-    int rc, njobs, probing = 0, status = 0;
+    int rc, njobs, status = 0;
 
     memset(&P, 0, sizeof P);
     P.plan = p;
@@ -381,11 +432,9 @@ int gf_run(const gf_plan *p)
     if (njobs > P.n)
         njobs = P.n ? P.n : 1;
     P.gpu_state = p->backend == GF_BACKEND_CPU ? -1 : 0;
-    if (p->backend != GF_BACKEND_CPU && P.n) {
-        probing = pthread_create(&probe, NULL, gpu_start_main, &P) == 0;
-        if (!probing)
-            gpu_start_main(&P);
-    }
+    if (p->backend != GF_BACKEND_CPU && P.n &&
+        (p->batch || p->gpu_forced || p->backend == GF_BACKEND_CUDA))
+        start_gpu(&P);
     workers = calloc((size_t)njobs, sizeof *workers);
     if (!workers) {
         fprintf(stderr, "gpufilt: out of memory\n");
@@ -393,7 +442,8 @@ int gf_run(const gf_plan *p)
         goto join;
     }
     for (int i = 0; i < njobs; i++)
-        workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .pool = &P, .id = i};
+        workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
+                                 .pool = &P, .id = i};
     run_workers(&P, workers, njobs);
     for (int i = 0; i < P.n; i++)
         if (P.items[i].status > 0) {
@@ -403,11 +453,13 @@ int gf_run(const gf_plan *p)
     if (p->batch)
         summary(&P, gf_now_ms() - P.t_start);
 join:
-    if (probing)
-        pthread_join(probe, NULL);
-    gf_gpu_close(P.probe);
+    if (P.probing)
+        pthread_join(P.probe_thread, NULL);
+    /* every output is written and renamed by now; the GPU contexts are left
+     * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
+    gf_gpu_finish(P.probe);
     for (int i = 0; workers && i < njobs; i++)
-        gf_gpu_close(workers[i].gpu);
+        gf_gpu_finish(workers[i].gpu);
 done:
     for (int i = 0; P.items && i < P.n; i++) {
         free(P.items[i].out);

@@ -1,14 +1,15 @@
 /* png.c - PNG: decoded by libspng (Debian libspng-dev), row by row into
- * luma; encoded by stb_image_write with gpufilt's deflate
- * (third_party/stb.c). libspng checks every chunk's CRC, the IDAT stream's
+ * luma; encoded here as 8-bit gray with libdeflate or, for large images in
+ * parallel segments, zlib. libspng checks every chunk's CRC, the IDAT stream's
  * Adler-32, palette indices against PLTE and tRNS against the colour type;
  * third_party/README.md says why it replaced stb_image for PNG. */
 #include <stdlib.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <spng.h>
+#include <zlib.h>
 
-#include "../../third_party/stb.h"
 #include "formats.h"
 
 /* Ancillary chunks: any one at most this large, all of them (text, ICC
@@ -235,13 +236,201 @@ out:
     return rc;
 }
 
+/* Encoding. Rows are filtered with Up (each byte minus the one above it),
+ * which vectorises and is within 3% of Paeth's size on photos at 60% of its
+ * time; the first row of each later segment (below) uses None. The filtered rows
+ * are deflated in segments of at most SEGMENT_BYTES: one segment (and any
+ * image at a level above SEGMENT_MAX_LEVEL) by libdeflate; several in
+ * parallel by zlib, each a raw deflate stream ended
+ * with a sync flush (the last with the final block), joined into one zlib
+ * stream as pigz does, one IDAT chunk each, the Adler-32 combined
+ * (adler32_combine). The segments depend only on the image's size, so the
+ * bytes do not depend on the number of cores. */
+#define SEGMENT_BYTES (1u << 20)
+#define SEGMENT_MAX_LEVEL 3 /* higher levels want the smallest file: libdeflate whole */
+#define FILTER_NONE 0
+#define FILTER_UP 2
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/* Writes chunk `type` with its n bytes at dst (dst + 8 already holding the
+ * data when data is NULL); returns its length. */
+static size_t chunk(unsigned char *dst, const char *type, const unsigned char *data, size_t n)
+{
+    put32(dst, (uint32_t)n);
+    memcpy(dst + 4, type, 4);
+    if (data && n)
+        memcpy(dst + 8, data, n);
+    put32(dst + 8 + n, (uint32_t)libdeflate_crc32(0, dst + 4, n + 4));
+    return n + 12;
+}
+
+/* Rows [y0, y1) of im, filtered, into f (filter byte + width bytes each). */
+GF_CLONES static void filter_rows(const gf_image *im, int y0, int y1, unsigned char *restrict f)
+{
+    const int w = im->width;
+    for (int y = y0; y < y1; y++, f += w + 1) {
+        const unsigned char *restrict row = im->data + (size_t)y * im->stride;
+        /* the image's first row is Up over an implicit row of zeros (the
+         * bytes as they are); a later segment's first row is None */
+        f[0] = y == y0 && y > 0 ? FILTER_NONE : FILTER_UP;
+        if (y == y0) {
+            memcpy(f + 1, row, (size_t)w);
+        } else {
+            const unsigned char *restrict up = row - im->stride;
+            for (int x = 0; x < w; x++)
+                f[1 + x] = (unsigned char)(row[x] - up[x]);
+        }
+    }
+}
+
+typedef struct segment {
+    unsigned char *z; /* deflated bytes */
+    size_t n, raw;    /* their count; the filtered bytes they hold */
+    uint32_t adler;   /* of the filtered bytes */
+    int failed;
+} segment;
+
+/* zlib's level for --png-level (0 to SEGMENT_MAX_LEVEL here): the same,
+ * with the Z_RLE strategy (matches at distance 1 only, what OpenCV's PNG
+ * writer uses by default): on Up-filtered images it is zlib's fastest and,
+ * measured on a photo, a smooth image and a smoothed one, 5% larger to 30%
+ * smaller than libdeflate at level 1, where zlib's default strategy was 9%
+ * to 19% larger. */
+static int zlib_level(int level)
+{
+    return level > 9 ? 9 : level;
+}
+
+/* Segment k of nseg (rows_per rows each) deflated raw by zlib. */
+static void deflate_segment(const gf_image *im, int level, int rows_per, int k, int nseg,
+                            segment *sg)
+{
+    const int y0 = k * rows_per, y1 = y0 + rows_per < im->height ? y0 + rows_per : im->height;
+    const size_t raw = (size_t)(y1 - y0) * (size_t)(im->width + 1);
+    unsigned char *f = malloc(raw);
+    z_stream z;
+
+    memset(&z, 0, sizeof z);
+    sg->raw = raw;
+    if (!f || deflateInit2(&z, zlib_level(level), Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) {
+        free(f);
+        sg->failed = 1;
+        return;
+    }
+    filter_rows(im, y0, y1, f);
+    sg->adler = (uint32_t)adler32(1, f, (uInt)raw);
+    sg->z = malloc(deflateBound(&z, raw) + 16);
+    if (sg->z) {
+        z.next_in = f;
+        z.avail_in = (uInt)raw;
+        z.next_out = sg->z;
+        z.avail_out = (uInt)(deflateBound(&z, raw) + 16);
+        sg->failed = deflate(&z, k == nseg - 1 ? Z_FINISH : Z_SYNC_FLUSH) !=
+                     (k == nseg - 1 ? Z_STREAM_END : Z_OK);
+        sg->n = (size_t)(z.next_out - sg->z);
+    } else {
+        sg->failed = 1;
+    }
+    deflateEnd(&z);
+    free(f);
+}
+
+/* One zlib stream of all the filtered rows, by libdeflate. */
+static int deflate_whole(const gf_image *im, int level, segment *sg)
+{
+    const size_t raw = (size_t)im->height * (size_t)(im->width + 1);
+    unsigned char *f = malloc(raw);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    size_t bound;
+
+    sg->failed = 1;
+    if (f && c) {
+        filter_rows(im, 0, im->height, f);
+        bound = libdeflate_zlib_compress_bound(c, raw);
+        if ((sg->z = malloc(bound))) {
+            sg->n = libdeflate_zlib_compress(c, f, raw, sg->z, bound);
+            sg->failed = sg->n == 0;
+        }
+    }
+    libdeflate_free_compressor(c);
+    free(f);
+    return sg->failed;
+}
+
 int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len)
 {
-    int n = 0;
+    const int rowlen = im->width + 1;
+    const int rows_per = SEGMENT_BYTES / (unsigned)rowlen ? (int)(SEGMENT_BYTES / (unsigned)rowlen) : 1;
+    int nseg = (im->height + rows_per - 1) / rows_per;
+    segment *sg = calloc((size_t)nseg, sizeof *sg);
+    unsigned char ihdr[13], *p;
+    size_t total = 8 + 25 + 12 + 6; /* signature, IHDR, IEND, zlib header and Adler-32 */
+    int failed = 0;
 
-    *out = gf_stb_png_encode(im->data, (int)im->stride, im->width, im->height, level, &n);
-    if (!*out)
+    if (!sg)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding PNG");
+    if (nseg == 1 || level > SEGMENT_MAX_LEVEL) {
+        nseg = 1;
+        failed = deflate_whole(im, level, &sg[0]);
+    } else {
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
+        for (int k = 0; k < nseg; k++) {
+            deflate_segment(im, level, rows_per, k, nseg, &sg[k]);
+            failed |= sg[k].failed;
+        }
+    }
+    for (int k = 0; k < nseg; k++)
+        total += sg[k].n + 12;
+    *out = failed ? NULL : malloc(total);
+    if (!*out) {
+        for (int k = 0; k < nseg; k++)
+            free(sg[k].z);
+        free(sg);
         return gf_err(GF_EINTERNAL, NULL, "PNG encoding failed (out of memory)");
-    *len = (size_t)n;
+    }
+    p = *out;
+    memcpy(p, "\x89PNG\r\n\x1a\n", 8);
+    p += 8;
+    put32(ihdr, (uint32_t)im->width);
+    put32(ihdr + 4, (uint32_t)im->height);
+    memcpy(ihdr + 8, "\x08\0\0\0\0", 5); /* 8 bits, gray, deflate, adaptive filters, no interlace */
+    p += chunk(p, "IHDR", ihdr, 13);
+    if (nseg == 1) {
+        p += chunk(p, "IDAT", sg[0].z, sg[0].n);
+    } else {
+        /* zlib header: deflate, 32K window, the level's FLEVEL, FCHECK */
+        const int zl = zlib_level(level);
+        unsigned flevel = zl < 2 ? 0 : zl < 6 ? 1 : zl == 6 ? 2 : 3;
+        unsigned cmf = 0x78, flg = flevel << 6;
+        uint32_t adler = sg[0].adler;
+        flg += 31 - (cmf * 256 + flg) % 31;
+        for (int k = 1; k < nseg; k++)
+            adler = (uint32_t)adler32_combine(adler, sg[k].adler, (z_off_t)sg[k].raw);
+        for (int k = 0; k < nseg; k++) {
+            unsigned char *d = p + 8;
+            size_t n = 0;
+            if (k == 0) {
+                d[n++] = (unsigned char)cmf;
+                d[n++] = (unsigned char)flg;
+            }
+            memcpy(d + n, sg[k].z, sg[k].n);
+            n += sg[k].n;
+            if (k == nseg - 1) {
+                put32(d + n, adler);
+                n += 4;
+            }
+            p += chunk(p, "IDAT", NULL, n);
+        }
+    }
+    p += chunk(p, "IEND", NULL, 0);
+    *len = (size_t)(p - *out);
+    for (int k = 0; k < nseg; k++)
+        free(sg[k].z);
+    free(sg);
     return 0;
 }

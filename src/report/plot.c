@@ -8,8 +8,64 @@
 #include <string.h>
 
 #include <cairo/cairo.h>
+#include <dlfcn.h>
+#include <pthread.h>
 
 #include "../gf.h"
+
+/* cairo is loaded when the first plot is drawn, not when gpufilt starts:
+ * it brings some twenty libraries (fontconfig, freetype, pixman, X11...)
+ * whose loading would add milliseconds to every run, and plots are rare.
+ * Each function is called through a pointer of its own declared type. */
+#define CAIRO_FUNCTIONS(X)                                                                    \
+    X(cairo_close_path) X(cairo_create) X(cairo_destroy) X(cairo_fill)                        \
+    X(cairo_image_surface_create) X(cairo_line_to) X(cairo_move_to) X(cairo_rectangle)        \
+    X(cairo_restore) X(cairo_rotate) X(cairo_save) X(cairo_select_font_face)                  \
+    X(cairo_set_font_size) X(cairo_set_line_join) X(cairo_set_line_width)                     \
+    X(cairo_set_source_rgba) X(cairo_show_text) X(cairo_status) X(cairo_status_to_string)     \
+    X(cairo_stroke) X(cairo_surface_destroy) X(cairo_surface_flush)                           \
+    X(cairo_surface_write_to_png_stream) X(cairo_text_extents) X(cairo_translate)
+#define POINTER(f) static __typeof__(f) *p_##f;
+CAIRO_FUNCTIONS(POINTER)
+#undef POINTER
+static pthread_once_t cairo_once = PTHREAD_ONCE_INIT;
+static int cairo_loaded;
+
+static void load_cairo(void)
+{
+    void *h = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
+    int ok = h != NULL;
+#define RESOLVE(f) ok = ok && (*(void **)&p_##f = dlsym(h, #f)) != NULL;
+    CAIRO_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    cairo_loaded = ok;
+}
+/* calls below go through the pointers */
+#define cairo_close_path p_cairo_close_path
+#define cairo_create p_cairo_create
+#define cairo_destroy p_cairo_destroy
+#define cairo_fill p_cairo_fill
+#define cairo_image_surface_create p_cairo_image_surface_create
+#define cairo_line_to p_cairo_line_to
+#define cairo_move_to p_cairo_move_to
+#define cairo_rectangle p_cairo_rectangle
+#define cairo_restore p_cairo_restore
+#define cairo_rotate p_cairo_rotate
+#define cairo_save p_cairo_save
+#define cairo_select_font_face p_cairo_select_font_face
+#define cairo_set_font_size p_cairo_set_font_size
+#define cairo_set_line_join p_cairo_set_line_join
+#define cairo_set_line_width p_cairo_set_line_width
+#define cairo_set_source_rgba p_cairo_set_source_rgba
+#define cairo_show_text p_cairo_show_text
+#define cairo_status p_cairo_status
+#define cairo_status_to_string p_cairo_status_to_string
+#define cairo_stroke p_cairo_stroke
+#define cairo_surface_destroy p_cairo_surface_destroy
+#define cairo_surface_flush p_cairo_surface_flush
+#define cairo_surface_write_to_png_stream p_cairo_surface_write_to_png_stream
+#define cairo_text_extents p_cairo_text_extents
+#define cairo_translate p_cairo_translate
 
 #define FONT "DejaVu Sans"
 #define TITLE_SIZE 16.0
@@ -401,6 +457,10 @@ int gf_plot_render(const gf_plot *p, int svg, unsigned char **out, size_t *len)
 
     *out = NULL;
     *len = 0;
+    pthread_once(&cairo_once, load_cairo);
+    if (!cairo_loaded)
+        return gf_err(GF_EINTERNAL, NULL, "cannot draw plots: libcairo.so.2 cannot be loaded: %s",
+                      dlerror() ? dlerror() : "missing symbols");
     c.surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, svg ? 1 : W, svg ? 1 : H);
     c.cr = cairo_create(c.surface);
     if (cairo_status(c.cr) != CAIRO_STATUS_SUCCESS) {

@@ -36,7 +36,7 @@ static void count_row(const unsigned char *row, int w, uint32_t (*part)[256])
 int gf_hist_cpu(const gf_image *in, uint32_t *bins)
 {
     memset(bins, 0, 256 * sizeof *bins);
-#pragma omp parallel
+#pragma omp parallel if (GF_PARALLEL(in->width, in->height))
     {
         uint32_t part[4][256];
         memset(part, 0, sizeof part);
@@ -209,6 +209,7 @@ static const gf_default hist_defaults[] = {
 };
 
 const gf_stage_ops gf_stage_hist = {
+    .cpu_cost = 0.40,
     .name = "hist",
     .group = "hist",
     .opts = hist_opts,

@@ -94,7 +94,7 @@ int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
 
     if (rc)
         return rc;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(w, h))
     {
         /* column sums with r border columns each side; a row of the
          * constant border's value, for window rows outside the image */
@@ -229,6 +229,7 @@ static const gf_default mean_defaults[] = {
 };
 
 const gf_stage_ops gf_stage_mean = {
+    .cpu_cost = 0.45,
     .name = "mean",
     .group = "mean",
     .opts = mean_opts,

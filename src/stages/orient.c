@@ -52,7 +52,7 @@ static void mirror_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
 {
     const int w = in->width, h = in->height;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(w, h))
     for (int y = 0; y < h; y++) {
         const unsigned char *src = in->data + (size_t)(op == GF_FLOP ? y : h - 1 - y) * in->stride;
         unsigned char *dst = out->data + (size_t)y * out->stride;
@@ -104,7 +104,7 @@ static void swap_cpu(const gf_image *in, gf_image *out, int revx, int revy)
 {
     const int w = in->width, h = in->height, bw = w / 16 * 16, bh = h / 16 * 16;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(w, h))
     for (int j0 = 0; j0 < w; j0 += 16) { /* 16 output rows */
         for (int i0 = 0; i0 < h; i0 += 16) {
 #ifdef __SSE2__
@@ -282,6 +282,7 @@ static const gf_default mirror_defaults[] = {
 /* The options live with the axis-swapping kind; --flip, --flop and
  * --rotate 180 make mirror stages. */
 const gf_stage_ops gf_stage_transpose = {
+    .cpu_cost = 0.60,
     .name = "transpose",
     .group = "transpose",
     .opts = orient_opts,
@@ -295,6 +296,7 @@ const gf_stage_ops gf_stage_transpose = {
 };
 
 const gf_stage_ops gf_stage_mirror = {
+    .cpu_cost = 0.10,
     .name = "mirror",
     .group = "transpose",
     .variants = mirror_variants,

@@ -32,7 +32,7 @@ int gf_colsum_cpu(const gf_image *in, uint32_t *sums)
     int failed = 0;
 
     memset(sums, 0, (size_t)w * sizeof *sums);
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(w, in->height))
     {
         uint32_t *part = calloc((size_t)w, sizeof *part); /* this thread's band of rows */
         if (!part)
@@ -71,7 +71,7 @@ GF_CLONES static uint32_t row_total(const unsigned char *restrict row, int w)
 
 int gf_rowsum_cpu(const gf_image *in, uint32_t *sums)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(in->width, in->height))
     for (int y = 0; y < in->height; y++)
         sums[y] = row_total(in->data + (size_t)y * in->stride, in->width);
     return 0;
@@ -183,6 +183,7 @@ static const gf_default rowsum_defaults[] = {
 };
 
 const gf_stage_ops gf_stage_colsum = {
+    .cpu_cost = 0.10,
     .name = "colsum",
     .group = "colsum",
     .opts = colsum_opts,
@@ -199,6 +200,7 @@ const gf_stage_ops gf_stage_colsum = {
 };
 
 const gf_stage_ops gf_stage_rowsum = {
+    .cpu_cost = 0.10,
     .name = "rowsum",
     .group = "colsum",
     .opts = rowsum_opts,

@@ -42,7 +42,7 @@ int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
 
     if (rc)
         return rc;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(w, in->height))
     for (int y = 0; y < in->height; y++)
         threshold_row(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, w,
                       tt);
@@ -153,6 +153,7 @@ static const gf_default threshold_defaults[] = {
 };
 
 const gf_stage_ops gf_stage_threshold = {
+    .cpu_cost = 0.45,
     .name = "threshold",
     .group = "threshold",
     .opts = threshold_opts,

@@ -152,7 +152,7 @@ for s in steps:
 	[ "$(tail -c 3 out.pgm | od -An -tu1 | tr -s ' ')" = " 255 128 0" ]
 }
 
-@test "without a GPU, auto falls back with one notice line; cuda exits 69" {
+@test "without a GPU: one notice at most, no GPU row; cuda exits 69" {
 	if "$GPUFILT" "$SAMPLES/text.png" -o g.png --backend cuda -q 2>/dev/null; then
 		skip "a GPU is present"
 	fi
@@ -160,12 +160,78 @@ for s in steps:
 	[ "$status" -eq 69 ]
 	[[ "$output" == "gpufilt: no usable GPU"*"(--backend cuda)" ]]
 	[ ! -e cuda.png ]
+	# a single small image: auto picks the CPU without starting CUDA, and says why
 	"$GPUFILT" "$SAMPLES/text.png" -o auto.png --mean 3 2>err.txt
-	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
+	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 0 ]
+	grep -q '^  backend: auto: the CPU' err.txt
 	grep -q '^  mean 3 *cpu ' err.txt
+	! grep -q 'gpu start' err.txt
+	# forced onto the GPU, or a batch: CUDA is tried, and the notice comes once
+	"$GPUFILT" "$SAMPLES/text.png" -o shared.png --mean 3 --shared 2>err.txt
+	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
+	! grep -q 'gpu start' err.txt
+	"$GPUFILT" "$SAMPLES/text.png" "$SAMPLES/coins.png" -o b/ --mean 3 --jobs 2 \
+		--timings json 2>err.txt
+	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
+	! grep -q 'gpu start' err.txt
 	"$GPUFILT" "$SAMPLES/text.png" -o quiet.png --mean 3 -q 2>err.txt
 	[ ! -s err.txt ]
 	cmp auto.png quiet.png
+	cmp auto.png shared.png
+}
+
+@test "the timing table accounts for the run: its rows add up to its total" {
+	$REF random 1500 1000 $RANDOM in.pgm
+	for args in "--mean 5" "--mean 3 --hist h.csv --rotate 90" "--threshold otsu --colsum c.png"; do
+		"$GPUFILT" in.pgm -o out.png $args --timings json 2>err.txt
+		tail -n 1 err.txt | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+rows = {s["step"]: s["ms"] for s in r["steps"]}
+assert "start-up" in rows and "read" in rows and "decode" in rows, rows
+total = rows.pop("total")
+assert abs(sum(rows.values()) - total) <= 0.02 * total + 0.05, (sum(rows.values()), total)
+assert r.get("backend_reason", "").startswith(("auto:", "no usable GPU")), r
+'
+	done
+}
+
+@test "large PNGs deflate on all cores into one valid stream, any size" {
+	command -v convert >/dev/null || skip "ImageMagick missing"
+	for size in "1 1" "1 5000" "5000 1" "1500 1000" "2049 1031"; do
+		$REF random $size $RANDOM in.pgm
+		for level in 0 1 3 6; do
+			"$GPUFILT" in.pgm -o out.png --png-level $level -q
+			convert out.png -depth 8 check.pgm # libpng, independent of gpufilt
+			$REF cmp in.pgm check.pgm || { echo "$size level $level"; false; }
+		done
+	done
+	# several IDAT chunks for a large image at a low level, one otherwise
+	python3 -c "
+import struct
+def idats(p):
+    d, n, i = open(p, 'rb').read(), 0, 8
+    while i < len(d):
+        l = struct.unpack('>I', d[i:i + 4])[0]
+        n += d[i + 4:i + 8] == b'IDAT'
+        i += 12 + l
+    return n
+import subprocess
+assert idats('out.png') == 1  # level 6: libdeflate, whole
+"
+	"$GPUFILT" in.pgm -o seg.png --png-level 1 -q
+	python3 -c "
+import struct
+d, n, i = open('seg.png', 'rb').read(), 0, 8
+while i < len(d):
+    l = struct.unpack('>I', d[i:i + 4])[0]
+    n += d[i + 4:i + 8] == b'IDAT'
+    i += 12 + l
+assert n == 3, n  # 2049 x 1031 rows: three 1 MiB segments
+"
+	# the bytes do not depend on the number of threads
+	OMP_NUM_THREADS=1 "$GPUFILT" in.pgm -o seg1.png --png-level 1 -q
+	cmp seg.png seg1.png
 }
 
 @test "the timing table names every step; -q silences it" {
