@@ -84,6 +84,11 @@ extern "C" void gf_gpu_finish(gf_gpu *g)
     }
 }
 
+extern "C" int gf_gpu_device(gf_gpu *g)
+{
+    return g->device;
+}
+
 extern "C" int gf_gpu_cc(gf_gpu *g)
 {
     return g->cc;

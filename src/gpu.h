@@ -38,6 +38,9 @@ int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n);
 /* The device's compute capability as major * 10 + minor (90 for an H100). */
 int gf_gpu_cc(gf_gpu *g);
 
+/* The device number g was opened on. */
+int gf_gpu_device(gf_gpu *g);
+
 /* Waits for everything g's stream was given (NULL is allowed) and keeps
  * the context for the process's exit: a command line that is done skips
  * CUDA's teardown (main exits with _exit once gf_gpu_opened()). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "gpujpeg.h"
 #include "peers.h"
 
 #define NO_GPU gf_err(GF_ENOGPU, NULL, "no usable GPU: gpufilt was built without CUDA")
@@ -18,6 +19,7 @@ int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
 }
 
 int gf_gpu_cc(gf_gpu *g) { (void)g; return 0; }
+int gf_gpu_device(gf_gpu *g) { (void)g; return 0; }
 void gf_gpu_finish(gf_gpu *g) { (void)g; }
 int gf_gpu_opened(void) { return 0; }
 void gf_gpu_close(gf_gpu *g) { (void)g; }
@@ -64,5 +66,33 @@ int gf_seed_matmul_f32(const float *a, const float *b, float *c, int m, int n, i
                        void *stream)
 {
     (void)a, (void)b, (void)c, (void)m, (void)n, (void)k, (void)variant, (void)stream;
+    return NO_GPU;
+}
+
+int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
+{
+    (void)device;
+    *out = NULL;
+    return NO_GPU;
+}
+
+void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
+{
+    (void)j;
+}
+
+int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
+                       const size_t *len, gf_dimage *const *out, int *status)
+{
+    (void)j, (void)data, (void)len, (void)out;
+    for (int i = 0; i < n; i++)
+        status[i] = GF_JPEG_GPU_REFUSED;
+    return 0;
+}
+
+int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage *in, int quality,
+                       unsigned char **out, size_t *len)
+{
+    (void)j, (void)stream, (void)in, (void)quality, (void)out, (void)len;
     return NO_GPU;
 }

@@ -351,41 +351,58 @@ static int fetch_result(gf_gpu *gpu, const gf_stage *s, const gf_dimage *img,
     return 0;
 }
 
-static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
-                    gf_report *rep, gf_result *results)
+/* gpu's buffers for a width x height input: d[0] (the input), d[1] and,
+ * with --compare, d[2] for images; *dv for report values. */
+static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *d,
+                        gf_dimage *dv)
+{
+    size_t cap, vcap;
+    int rc = 0;
+
+    memset(d, 0, 3 * sizeof *d);
+    memset(dv, 0, sizeof *dv);
+    plan_buffers(pl, width, height, &cap, &vcap);
+    for (int i = 0; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
+        rc = gf_gpu_buffer(gpu, i, cap, &d[i]);
+    if (rc == 0 && vcap)
+        rc = gf_gpu_buffer(gpu, 3, vcap, dv);
+    return rc;
+}
+
+int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *in)
 {
     gf_dimage d[3], dv;
-    size_t cap, vcap;
-    int cur = 0, rc, mismatch = 0;
+    int rc = cuda_buffers(pl, gpu, width, height, d, &dv);
+
+    if (rc == 0 && (rc = gf_dimage_shape(&d[0], width, height)) == 0)
+        *in = d[0];
+    return rc;
+}
+
+/* The stages on the device from d[0]; host is the input on the host for
+ * --compare (else NULL). Downloads the result into *out unless out is
+ * NULL; *final receives the result on the device. */
+static int run_stages_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_dimage *d, gf_dimage *dv,
+                           gf_image *host, gf_image *out, gf_dimage *final, gf_report *rep,
+                           gf_result *results)
+{
+    int cur = 0, rc = 0, mismatch = 0;
     double ms;
     char label[48];
 
-    memset(d, 0, sizeof d);
-    memset(&dv, 0, sizeof dv);
-    plan_buffers(pl, img->width, img->height, &cap, &vcap);
-    for (int i = 0; i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
-        if ((rc = gf_gpu_buffer(gpu, i, cap, &d[i])))
-            goto out;
-    if (vcap && (rc = gf_gpu_buffer(gpu, 3, vcap, &dv)))
-        goto out;
-    if ((rc = gf_gpu_upload(gpu, img, &d[0], &ms)))
-        goto out;
-    gf_report_step(rep, "upload", NULL, ms, (double)img->width * img->height);
-    if (!pl->compare)
-        gf_image_free(img);
     for (int i = 0; i < pl->nstages; i++) {
         const gf_stage *s = &pl->stages[i];
         const int report = gf_stage_is_report(s);
         int v = gf_stage_pick(s, gf_gpu_cc(gpu), d[cur].width, d[cur].height);
-        gf_dimage *dst = report ? &dv : &d[1 - cur];
+        gf_dimage *dst = report ? dv : &d[1 - cur];
         double bytes = gf_stage_bytes(s, d[cur].width, d[cur].height);
         if (report && same_report(pl, i) >= 0) {
             if ((rc = copy_result(results, same_report(pl, i), i)))
-                goto out;
+                return rc;
             continue;
         }
         if (pl->compare) {
-            rc = compare_stage(s, v, gpu, img, &d[cur], dst, report ? &dv : &d[2], rep, &ms,
+            rc = compare_stage(s, v, gpu, host, &d[cur], dst, report ? dv : &d[2], rep, &ms,
                                &mismatch, &results[i]);
         } else {
             stage_launch l = {s, v, &d[cur], dst};
@@ -393,23 +410,56 @@ static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image 
                 (rc = launch_stage(&l, gf_gpu_stream(gpu))) == 0)
                 rc = gf_gpu_timer_stop(gpu, &ms);
             if (rc == 0 && report)
-                rc = fetch_result(gpu, s, &d[cur], &dv, &results[i]);
+                rc = fetch_result(gpu, s, &d[cur], dv, &results[i]);
         }
         if (rc)
-            goto out;
+            return rc;
         gf_report_step(rep, gf_stage_label(s, label, sizeof label), s->ops->variants[v].name, ms,
                        bytes);
         if (!report)
             cur = 1 - cur;
     }
-    if ((rc = gf_gpu_download(gpu, &d[cur], out, &ms)))
-        goto out;
-    gf_report_step(rep, "download", NULL, ms, (double)out->width * out->height);
-    if (mismatch)
-        rc = GF_EINTERNAL; /* the message was recorded by compare_stage */
-out:
+    if (final)
+        *final = d[cur];
+    if (out) {
+        if ((rc = gf_gpu_download(gpu, &d[cur], out, &ms)))
+            return rc;
+        gf_report_step(rep, "download", NULL, ms, (double)out->width * out->height);
+    }
+    return mismatch ? GF_EINTERNAL : 0; /* the message was recorded by compare_stage */
+}
+
+static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
+                    gf_dimage *final, gf_report *rep, gf_result *results)
+{
+    gf_dimage d[3], dv;
+    double ms;
+    int rc = cuda_buffers(pl, gpu, img->width, img->height, d, &dv);
+
+    if (rc == 0 && (rc = gf_gpu_upload(gpu, img, &d[0], &ms)) == 0) {
+        gf_report_step(rep, "upload", NULL, ms, (double)img->width * img->height);
+        if (!pl->compare)
+            gf_image_free(img);
+        rc = run_stages_cuda(pl, gpu, d, &dv, pl->compare ? img : NULL, out, final, rep, results);
+    }
     gf_image_free(img); /* the device buffers are gpu's, kept for the next file */
     return rc;
+}
+
+int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *in,
+                           gf_image *out, gf_dimage *final, gf_report *rep, gf_result *results)
+{
+    gf_dimage d[3], dv;
+    int rc;
+
+    if (pl->compare)
+        return gf_err(GF_EINTERNAL, NULL, "--compare needs the input on the host");
+    if ((rc = cuda_buffers(pl, gpu, in->width, in->height, d, &dv)))
+        return rc;
+    if (d[0].data != in->data)
+        return gf_err(GF_EINTERNAL, NULL, "the input is not in the pipeline's first buffer");
+    d[0] = *in;
+    return run_stages_cuda(pl, gpu, d, &dv, NULL, out, final, rep, results);
 }
 
 int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu)
@@ -439,18 +489,23 @@ int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu)
 }
 
 int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
-                    int *owned, gf_report *rep, gf_result *results)
+                    int *owned, gf_dimage *final, gf_report *rep, gf_result *results)
 {
     int rc;
 
     if (!gpu) {
+        *owned = 0;
         if ((rc = run_cpu(pl, img, rep, results)))
             return rc;
+        if (!out) {
+            gf_image_free(img);
+            return 0;
+        }
         *out = *img;
         memset(img, 0, sizeof *img);
         *owned = 1;
         return 0;
     }
     *owned = 0;
-    return run_cuda(pl, gpu, img, out, rep, results);
+    return run_cuda(pl, gpu, img, out, final, rep, results);
 }

@@ -19,7 +19,9 @@ typedef struct gf_pipeline {
 } gf_pipeline;
 
 /* Runs pl's stages over *img (host memory; consumed: freed or kept). gpu
- * NULL means the CPU backend. results[i] receives report stage i's values
+ * NULL means the CPU backend. On the GPU, out NULL leaves the result on the
+ * device (no download: report-only runs), and *final (when not NULL)
+ * receives it there, valid until gpu's next run. results[i] receives report stage i's values
  * (pl->nstages entries, zeroed by the caller; free each .vals); a report
  * stage right after another of its kind, with no image stage between, gets
  * a copy of its values without running again. On success *out is the
@@ -30,7 +32,19 @@ typedef struct gf_pipeline {
  * returns GF_EINTERNAL after all rows are recorded.
  * Errors: GF_EINTERNAL (CUDA error, out of memory, mismatch). */
 int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
-                    int *owned, gf_report *rep, gf_result *results);
+                    int *owned, gf_dimage *final, gf_report *rep, gf_result *results);
+
+/* The device image, in gpu's buffers, that the pipeline takes a
+ * width x height input from, shaped: a decoder on the device (nvJPEG)
+ * writes there, then gf_pipeline_run_device runs the stages. Errors:
+ * GF_EINTERNAL (device memory). */
+int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *in);
+
+/* gf_pipeline_run on the GPU for an input already in *in (from
+ * gf_pipeline_input); out and final as for gf_pipeline_run. Not with
+ * --compare. */
+int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *in,
+                           gf_image *out, gf_dimage *final, gf_report *rep, gf_result *results);
 
 /* Runs each stage once with the variant it would use, on a 16x16 image in
  * gpu's reusable buffers: CUDA loads a kernel's module at its first launch,

@@ -167,42 +167,49 @@ static int write_reports(gf_worker *w, const gf_item *it, const gf_result *resul
     return rc;
 }
 
-/* Reads the input, lets the pool choose the backend from its header, and
- * decodes it. */
-static int load(gf_worker *w, const gf_item *it, gf_image *img, gf_load_info *info,
-                uint32_t (*rgb)[256])
+/* Reads the input and lets the pool choose the backend from its header. */
+static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size_t *len)
 {
-    const gf_plan *p = w->plan;
-    unsigned char *buf;
-    size_t len;
-    int rc = gf_read_all(it->path, &p->limits, &buf, &len), width = 0, height = 0;
+    int rc = gf_read_all(it->path, &w->plan->limits, buf, len), width = 0, height = 0;
 
     if (rc)
         return rc;
-    lap(w, "read", NULL, (double)len);
-    if (gf_peek_size(buf, len, &width, &height))
+    lap(w, "read", NULL, (double)*len);
+    if (gf_peek_size(*buf, *len, &width, &height))
         width = height = 0;
     w->choose(w, width, height, &w->rep);
     w->t_lap = gf_now_ms();
-    rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info, rgb);
-    free(buf);
+    return 0;
+}
+
+/* Decodes the input on the CPU. */
+static int decode_cpu(gf_worker *w, const gf_item *it, const unsigned char *buf, size_t len,
+                      gf_image *img, gf_load_info *info)
+{
+    const gf_plan *p = w->plan;
+    int rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
+                           wants_rgb(p) ? w->rgb : NULL);
+
     if (rc == 0)
         lap(w, "decode", info->format, 0);
     return rc;
 }
 
-/* Encodes and writes the image output. */
-static int save(gf_worker *w, const gf_item *it, const gf_image *img)
+/* Encodes and writes the image output: from the host image, or with
+ * --backend cuda and a JPEG output, by nvJPEG from the device image. */
+static int save(gf_worker *w, const gf_item *it, const gf_image *img, const gf_dimage *dev,
+                gf_gpu *gpu)
 {
     const gf_plan *p = w->plan;
     gf_encode_opts eo = {p->format, p->png_level, p->jpeg_quality};
     unsigned char *buf;
     size_t len;
-    int rc = gf_encode(img, &eo, &buf, &len);
+    int rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
+                 : gf_encode(img, &eo, &buf, &len);
 
     if (rc)
         return rc;
-    lap(w, "encode", gf_format_name(p->format), 0);
+    lap(w, "encode", dev ? "jpeg-gpu" : gf_format_name(p->format), 0);
     rc = gf_write(it->out, buf, len);
     free(buf);
     if (rc == 0)
@@ -247,6 +254,75 @@ static int file_stages(const gf_plan *p, const gf_load_info *info, gf_stage *sta
     return *first + p->nstages;
 }
 
+/* The GPU's JPEG encoder writes this output (--backend cuda, JPEG). */
+static int encodes_on_gpu(const gf_plan *p, const gf_item *it, gf_gpu *gpu)
+{
+    return gpu && it->out && p->format == GF_FMT_JPEG && p->backend == GF_BACKEND_CUDA;
+}
+
+/* The worker's GPU (NULL for the CPU); a wait for its start-up has its own
+ * row, so the decode lap does not count it. */
+static int ask_gpu(gf_worker *w, gf_gpu **gpu)
+{
+    double t = gf_now_ms();
+    int rc = w->get_gpu(w, gpu, &w->rep);
+
+    w->t_lap += gf_now_ms() - t;
+    return rc;
+}
+
+/* Decodes the file and runs its stages, on the GPU when the worker has one
+ * (a JPEG nvJPEG takes decoding straight into device memory), else on the
+ * CPU; with use_gpu 0 on the CPU. The GPU is asked for once the header is
+ * read, so a file that is not an image fails before any GPU start-up.
+ * *gpu is the GPU used or NULL; *result is the image to encode (owned when
+ * *owned), or *dev the device image the GPU's encoder reads. */
+static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, size_t len,
+                    int use_gpu, gf_gpu **gpu, gf_pipeline *pl, gf_stage *stages, int *first,
+                    gf_result *all, gf_image *result, int *owned, gf_dimage *dev)
+{
+    const gf_plan *p = w->plan;
+    gf_report *rep = &w->rep;
+    gf_image img = {0};
+    gf_load_info info;
+    gf_dimage in;
+    int width, height, rc;
+
+    *gpu = NULL;
+    memset(dev, 0, sizeof *dev);
+    /* a JPEG for the hardware decoder, written into the pipeline's input */
+    if (use_gpu && !p->compare && !wants_rgb(p) &&
+        gf_jpeg_gpu_candidate(buf, len, &p->limits, &width, &height, &info)) {
+        if ((rc = ask_gpu(w, gpu)))
+            return rc;
+        pl->nstages = file_stages(p, &info, stages, first);
+        if (*gpu && gf_pipeline_input(pl, *gpu, width, height, &in) == 0 &&
+            w->gpu_decode(w, buf, len, &in)) {
+            lap(w, "decode", "jpeg-gpu", 0);
+            rep->width = width;
+            rep->height = height;
+            return gf_pipeline_run_device(pl, *gpu, &in,
+                                          it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL,
+                                          dev, rep, all);
+        }
+    }
+    if ((rc = decode_cpu(w, it, buf, len, &img, &info)))
+        return rc;
+    if (info.bits == 16 && !p->quiet)
+        fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", display_name(it->path),
+                info.bits);
+    if (use_gpu && !*gpu && (rc = ask_gpu(w, gpu))) {
+        gf_image_free(&img);
+        return rc;
+    }
+    rep->width = img.width;
+    rep->height = img.height;
+    pl->nstages = file_stages(p, &info, stages, first);
+    return gf_pipeline_run(pl, *gpu, &img,
+                           it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
+                           *gpu ? dev : NULL, rep, all);
+}
+
 int gf_job_run(gf_worker *w, gf_item *it)
 {
     const gf_plan *p = w->plan;
@@ -254,13 +330,14 @@ int gf_job_run(gf_worker *w, gf_item *it)
     gf_result all[GF_MAX_STAGES + 1], *results = all;
     gf_stage stages[GF_MAX_STAGES + 1];
     gf_pipeline pl = {stages, 0, p->compare};
-    int first = 0;
-    gf_image img = {0}, result = {0};
-    gf_load_info info;
+    gf_image result = {0};
+    gf_dimage dev;
     gf_gpu *gpu = NULL;
     json_t *json = NULL;
+    unsigned char *buf = NULL;
+    size_t len = 0;
     double t_start = gf_now_ms();
-    int rc, owned = 0;
+    int rc, owned = 0, first = 0;
     const char *name = display_name(it->path);
 
     if (p->skip_existing && all_exist(p, it))
@@ -276,30 +353,46 @@ int gf_job_run(gf_worker *w, gf_item *it)
         goto out;
     for (int s = 0; rc == 0 && s < p->nstages; s++)
         rc = check_output(p, it->path, it->reports[s]);
-    if (rc || (rc = load(w, it, &img, &info, wants_rgb(p) ? w->rgb : NULL)))
+    if (rc || (rc = read_input(w, it, &buf, &len)))
         goto out;
-    if (info.bits == 16 && !p->quiet)
-        fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", name, info.bits);
-    if ((rc = w->get_gpu(w, &gpu, rep)))
-        goto out;
-    w->t_lap = gf_now_ms();
-    rep->width = img.width;
-    rep->height = img.height;
-    pl.nstages = file_stages(p, &info, stages, &first);
-    for (int s = 0; s < pl.nstages; s++) {
+    for (int s = 0; s < GF_MAX_STAGES + 1; s++) {
         all[s].rgb = (const uint32_t(*)[256])w->rgb;
         all[s].input = name;
     }
-    rc = gf_pipeline_run(&pl, gpu, &img, &result, &owned, rep, all);
+    rc = run_file(w, it, buf, len, 1, &gpu, &pl, stages, &first, all, &result, &owned, &dev);
+    if (rc == GF_EINTERNAL && gpu && !p->compare && p->backend != GF_BACKEND_CUDA) {
+        /* a GPU that failed (a CUDA error, device memory): no more GPU for
+         * this run, and this file again on the CPU */
+        char msg[GF_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "%s", gf_errmsg());
+        w->gpu_lost(w, msg);
+        gpu = NULL;
+        memset(rep->steps.rows, 0, sizeof rep->steps.rows);
+        rep->steps.n = 0;
+        rep->backend = "cpu";
+        rep->device[0] = 0;
+        snprintf(rep->why, sizeof rep->why, "the GPU failed: %.150s", msg);
+        for (int s = 0; s < GF_MAX_STAGES + 1; s++) {
+            free(all[s].vals);
+            all[s].vals = NULL;
+        }
+        w->t_lap = gf_now_ms();
+        rc = run_file(w, it, buf, len, 0, &gpu, &pl, stages, &first, all, &result, &owned, &dev);
+    }
+    free(buf);
+    buf = NULL;
     w->t_lap = gf_now_ms();
     results = all + first; /* the plan's stages' results */
     if (rc == 0)
         rc = write_reports(w, it, results);
     if (rc == 0 && it->out)
-        rc = save(w, it, &result);
+        rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
     if (rc == 0 || (p->compare && rep->compare.n)) {
-        rep->out_width = result.width ? result.width : rep->width;
-        rep->out_height = result.height ? result.height : rep->height;
+        rep->out_width = rep->width;
+        rep->out_height = rep->height;
+        for (int s = 0; s < pl.nstages; s++)
+            gf_stage_out_size(&pl.stages[s], rep->out_width, rep->out_height, &rep->out_width,
+                              &rep->out_height);
         gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
         if (p->timings == GF_TIMINGS_JSON)
             json = gf_report_json(rep);
@@ -322,10 +415,10 @@ out:
         }
         fprintf(stderr, "gpufilt: %s\n", msg);
     }
+    free(buf);
     for (int s = 0; s < GF_MAX_STAGES + 1; s++)
         free(all[s].vals);
     if (owned)
         gf_image_free(&result);
-    gf_image_free(&img);
     return -rc;
 }

@@ -30,10 +30,26 @@ typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
  * backend for a single file, and start CUDA only if it wants the GPU. */
 typedef void (*gf_choose_fn)(gf_worker *w, int width, int height, gf_report *rep);
 
+/* Decodes a JPEG (buf, len) on the GPU into *out (the pipeline's input,
+ * shaped to its size): 1 when done, 0 when the CPU must decode it (nvJPEG
+ * unavailable or busy, or the file refused). */
+typedef int (*gf_gpu_decode_fn)(gf_worker *w, const unsigned char *buf, size_t len,
+                                gf_dimage *out);
+
+/* Encodes device image in as a JPEG on gpu (nvJPEG). Errors as gf_encode. */
+typedef int (*gf_gpu_encode_fn)(gf_worker *w, gf_gpu *gpu, const gf_dimage *in, int quality,
+                                unsigned char **out, size_t *len);
+
+/* The GPU failed (why): the rest of the run uses the CPU. */
+typedef void (*gf_gpu_lost_fn)(gf_worker *w, const char *why);
+
 struct gf_worker {
     const gf_plan *plan;
     gf_gpu_fn get_gpu;
     gf_choose_fn choose;
+    gf_gpu_decode_fn gpu_decode;
+    gf_gpu_encode_fn gpu_encode;
+    gf_gpu_lost_fn gpu_lost;
     void *pool;          /* the pool's own state, for get_gpu */
     gf_gpu *gpu;         /* this worker's context, once it has one */
     int id;

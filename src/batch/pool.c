@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../gpujpeg.h"
 #include "../pipeline.h"
 #include "../report/json.h"
 #include "job.h"
@@ -23,6 +24,19 @@
  * loading, 240-300 ms (docs/benchmarks.md). --backend auto runs a single
  * file on the CPU when its stages should take less than this there. */
 #define GPU_START_MS 250.0
+/* nvJPEG batches: at most this many files a batch; a worker decodes on the
+ * CPU instead when this many (one per core) already wait for the GPU. */
+#define JPEG_BATCH_MAX 64
+#define JPEG_WAIT_MS 1.0 /* a batch waits this long for more files to join it */
+
+/* A JPEG handed to the nvJPEG thread. */
+typedef struct jpeg_req {
+    const unsigned char *data;
+    size_t len;
+    gf_dimage *out;
+    int status, done;
+    struct jpeg_req *next;
+} jpeg_req;
 
 typedef struct pool {
     const gf_plan *plan;
@@ -43,7 +57,16 @@ typedef struct pool {
     gf_gpu *probe; /* the start-up thread's context, handed to the first worker */
     char gpu_msg[1024], gpu_name[128];
     int notice_done;
+    int gpu_dead;       /* the GPU failed mid-run: the rest on the CPU */
     double t_start;
+    int njobs;
+    /* nvJPEG: state 0 not started, 1 opening, 2 ready, -1 unavailable */
+    pthread_mutex_t jlock;
+    pthread_cond_t jwork, jdone;
+    int jstate, jstop, jpending, jthread_on;
+    pthread_t jthread;
+    gf_jpeg_gpu *jpeg;
+    jpeg_req *jhead, *jtail;
 } pool;
 
 static void *gpu_start_main(void *arg)
@@ -118,10 +141,10 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
     pool *P = w->pool;
     const gf_plan *p = P->plan;
     double t0 = gf_now_ms();
-    int rc = 0, waited = 0;
+    int rc = 0, waited = 0; /* 1: for the start-up thread, 2: for a context */
 
     *out = NULL;
-    if (p->backend == GF_BACKEND_CPU)
+    if (p->backend == GF_BACKEND_CPU || P->gpu_dead)
         return 0;
     if (!w->gpu) {
         if (P->cpu_chosen)
@@ -142,8 +165,10 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
             P->probe = NULL;
         }
         pthread_mutex_unlock(&P->lock);
-        if (rc == 0 && P->gpu_state > 0 && !w->gpu)
+        if (rc == 0 && P->gpu_state > 0 && !w->gpu) {
+            waited = 2; /* a context of its own: the driver's start-up again */
             rc = gf_gpu_open(p->device, &w->gpu, NULL, 0);
+        }
     }
     if (rc == 0 && !w->gpu && P->gpu_state < 0 && !rep->why[0])
         snprintf(rep->why, sizeof rep->why, "no usable GPU");
@@ -151,10 +176,144 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
         rep->backend = "cuda";
         snprintf(rep->device, sizeof rep->device, "%s", P->gpu_name);
         if (waited)
-            gf_report_step(rep, "gpu start", "wait", gf_now_ms() - t0, 0);
+            gf_report_step(rep, "gpu start", waited == 2 ? "context" : "wait", gf_now_ms() - t0, 0);
     }
     *out = w->gpu;
     return rc;
+}
+
+/* The nvJPEG thread: opens the hardware decoder, then decodes the JPEGs
+ * workers queue, a batch at a time. */
+static void *jpeg_main(void *arg)
+{
+    pool *P = arg;
+    gf_jpeg_gpu *j = NULL;
+    int rc = gf_jpeg_gpu_open(P->plan->device, &j);
+
+    pthread_mutex_lock(&P->jlock);
+    P->jpeg = j;
+    P->jstate = rc ? -1 : 2;
+    pthread_cond_broadcast(&P->jdone);
+    while (P->jstate == 2) {
+        const unsigned char *data[JPEG_BATCH_MAX];
+        size_t len[JPEG_BATCH_MAX];
+        gf_dimage *out[JPEG_BATCH_MAX];
+        int status[JPEG_BATCH_MAX], n = 0;
+        jpeg_req *batch[JPEG_BATCH_MAX];
+        while (!P->jstop && P->jpending == 0)
+            pthread_cond_wait(&P->jwork, &P->jlock);
+        if (P->jpending == 0)
+            break;
+        if (P->jpending < P->njobs / 2 && !P->jstop) { /* let a few more join */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += (long)(JPEG_WAIT_MS * 1e6);
+            ts.tv_sec += ts.tv_nsec / 1000000000L;
+            ts.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&P->jwork, &P->jlock, &ts);
+        }
+        while (P->jhead && n < JPEG_BATCH_MAX) {
+            jpeg_req *r = P->jhead;
+            P->jhead = r->next;
+            batch[n] = r;
+            data[n] = r->data;
+            len[n] = r->len;
+            out[n++] = r->out;
+        }
+        if (!P->jhead)
+            P->jtail = NULL;
+        pthread_mutex_unlock(&P->jlock);
+        rc = gf_jpeg_gpu_decode(j, n, data, len, out, status);
+        pthread_mutex_lock(&P->jlock);
+        if (rc)
+            P->jstate = -1; /* CUDA failed: the CPU decodes from here on */
+        for (int k = 0; k < n; k++) {
+            batch[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
+            batch[k]->done = 1;
+        }
+        P->jpending -= n;
+        pthread_cond_broadcast(&P->jdone);
+    }
+    for (jpeg_req *r = P->jhead; r; r = r->next) { /* never leave a worker waiting */
+        r->status = GF_JPEG_GPU_FAILED;
+        r->done = 1;
+    }
+    P->jhead = P->jtail = NULL;
+    P->jpending = 0;
+    pthread_cond_broadcast(&P->jdone);
+    pthread_mutex_unlock(&P->jlock);
+    return NULL;
+}
+
+/* Starts the nvJPEG thread once; jlock held. */
+static void start_jpeg(pool *P)
+{
+    if (P->jstate != 0)
+        return;
+    P->jstate = 1;
+    P->jthread_on = pthread_create(&P->jthread, NULL, jpeg_main, P) == 0;
+    if (!P->jthread_on)
+        P->jstate = -1;
+}
+
+/* A JPEG for nvJPEG in a batch run: queued for the nvJPEG thread unless it
+ * is not ready yet, unusable, or has a core's worth of files waiting, in
+ * which cases the worker decodes it on the CPU. */
+static int worker_gpu_decode(gf_worker *w, const unsigned char *buf, size_t len, gf_dimage *out)
+{
+    pool *P = w->pool;
+    jpeg_req r = {buf, len, out, GF_JPEG_GPU_REFUSED, 0, NULL};
+
+    if (!P->plan->batch || P->gpu_dead)
+        return 0;
+    pthread_mutex_lock(&P->jlock);
+    start_jpeg(P);
+    if (P->jstate != 2 || P->jpending >= P->njobs / 2) {
+        pthread_mutex_unlock(&P->jlock);
+        return 0;
+    }
+    if (P->jtail)
+        P->jtail->next = &r;
+    else
+        P->jhead = &r;
+    P->jtail = &r;
+    P->jpending++;
+    pthread_cond_signal(&P->jwork);
+    while (!r.done)
+        pthread_cond_wait(&P->jdone, &P->jlock);
+    pthread_mutex_unlock(&P->jlock);
+    return r.status == GF_JPEG_GPU_DONE;
+}
+
+/* --backend cuda and a JPEG output: nvJPEG encodes (opened once). */
+static int worker_gpu_encode(gf_worker *w, gf_gpu *gpu, const gf_dimage *in, int quality,
+                             unsigned char **out, size_t *len)
+{
+    pool *P = w->pool;
+    int state;
+
+    pthread_mutex_lock(&P->jlock);
+    start_jpeg(P);
+    while (P->jstate == 1)
+        pthread_cond_wait(&P->jdone, &P->jlock);
+    state = P->jstate;
+    pthread_mutex_unlock(&P->jlock);
+    if (state != 2)
+        return gf_err(GF_ENOGPU, NULL, "nvJPEG is unavailable (--backend cuda encodes JPEG "
+                                       "with it)");
+    return gf_jpeg_gpu_encode(P->jpeg, gf_gpu_stream(gpu), in, quality, out, len);
+}
+
+/* The GPU failed: the rest of the run on the CPU, said once. */
+static void worker_gpu_lost(gf_worker *w, const char *why)
+{
+    pool *P = w->pool;
+
+    pthread_mutex_lock(&P->lock);
+    if (!P->gpu_dead && !P->plan->quiet)
+        fprintf(stderr, "gpufilt: the GPU failed (%s); the rest runs on the CPU\n", why);
+    P->gpu_dead = 1;
+    pthread_mutex_unlock(&P->lock);
 }
 
 static void *worker_main(void *arg)
@@ -417,6 +576,9 @@ int gf_run(const gf_plan *p)
     P.t_start = gf_now_ms();
     pthread_mutex_init(&P.lock, NULL);
     pthread_cond_init(&P.cond, NULL);
+    pthread_mutex_init(&P.jlock, NULL);
+    pthread_cond_init(&P.jwork, NULL);
+    pthread_cond_init(&P.jdone, NULL);
     if ((rc = build_list(&P)) || (rc = build_items(&P))) {
         fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
         status = -rc;
@@ -429,8 +591,11 @@ int gf_run(const gf_plan *p)
     njobs = p->jobs ? p->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (njobs < 1)
         njobs = 1;
+    if (!p->jobs && p->batch && p->backend != GF_BACKEND_CPU)
+        njobs *= 2; /* half of them may wait on the GPU while the rest use the cores */
     if (njobs > P.n)
         njobs = P.n ? P.n : 1;
+    P.njobs = njobs;
     P.gpu_state = p->backend == GF_BACKEND_CPU ? -1 : 0;
     if (p->backend != GF_BACKEND_CPU && P.n &&
         (p->batch || p->gpu_forced || p->backend == GF_BACKEND_CUDA))
@@ -443,7 +608,8 @@ int gf_run(const gf_plan *p)
     }
     for (int i = 0; i < njobs; i++)
         workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
-                                 .pool = &P, .id = i};
+                                 .gpu_decode = worker_gpu_decode, .gpu_encode = worker_gpu_encode,
+                                 .gpu_lost = worker_gpu_lost, .pool = &P, .id = i};
     run_workers(&P, workers, njobs);
     for (int i = 0; i < P.n; i++)
         if (P.items[i].status > 0) {
@@ -453,6 +619,12 @@ int gf_run(const gf_plan *p)
     if (p->batch)
         summary(&P, gf_now_ms() - P.t_start);
 join:
+    pthread_mutex_lock(&P.jlock);
+    P.jstop = 1;
+    pthread_cond_broadcast(&P.jwork);
+    pthread_mutex_unlock(&P.jlock);
+    if (P.jthread_on)
+        pthread_join(P.jthread, NULL);
     if (P.probing)
         pthread_join(P.probe_thread, NULL);
     /* every output is written and renamed by now; the GPU contexts are left
@@ -473,5 +645,8 @@ done:
     free(workers);
     pthread_mutex_destroy(&P.lock);
     pthread_cond_destroy(&P.cond);
+    pthread_mutex_destroy(&P.jlock);
+    pthread_cond_destroy(&P.jwork);
+    pthread_cond_destroy(&P.jdone);
     return status;
 }

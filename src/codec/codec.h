@@ -102,6 +102,15 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
  * or checking limits. Returns 0, or -1 when the header is not understood. */
 int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height);
 
+/* 1 when buf is a JPEG that a GPU decoder may take in place of
+ * libjpeg-turbo: its header reads, it is YCbCr or gray (not RGB-coded, CMYK
+ * or YCCK), within lim, Huffman-coded with at least one bit per luma block,
+ * and it ends with its EOI marker (so it is not cut short). Sets *width,
+ * *height and *info (format, channels, bits, orientation) as the CPU
+ * decoder would. 0 otherwise: the CPU decodes it, and says why it fails. */
+int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int *width,
+                          int *height, gf_load_info *info);
+
 /* gf_read_all + gf_decode. */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
 

@@ -121,6 +121,33 @@ out:
     return rc;
 }
 
+int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int *width,
+                          int *height, gf_load_info *info)
+{
+    tjhandle tj;
+    int subsamp, colorspace, ok;
+
+    if (len < 4 || buf[0] != 0xff || buf[1] != 0xd8 || buf[2] != 0xff || buf[len - 2] != 0xff ||
+        buf[len - 1] != 0xd9 || arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
+        return 0;
+    ok = len <= (unsigned long)-1 &&
+         tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, &subsamp, &colorspace) ==
+             0 &&
+         (colorspace == TJCS_YCbCr || colorspace == TJCS_GRAY) && *width >= 1 && *height >= 1 &&
+         *width <= GF_MAX_DIM && *height <= GF_MAX_DIM &&
+         (uint64_t)*width * (uint64_t)*height <= lim->max_pixels &&
+         (uint64_t)len * 8 * 64 / MIN_BITS_PER_BLOCK >= (uint64_t)*width * (uint64_t)*height;
+    tjDestroy(tj);
+    if (!ok)
+        return 0;
+    memset(info, 0, sizeof *info);
+    info->format = "jpeg";
+    info->channels = colorspace == TJCS_GRAY ? 1 : 3;
+    info->bits = 8;
+    info->orientation = gf_jpeg_orientation(buf, len);
+    return 1;
+}
+
 int gf_encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t *len)
 {
     tjhandle tj = tjInitCompress();

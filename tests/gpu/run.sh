@@ -54,6 +54,64 @@ for r in hist colsum rowsum; do
 			{ echo "test-gpu: --$r --variant $v: differs from the CPU"; status=1; }
 	done
 done
+echo "== JPEGs decoded by nvJPEG give the CPU's pixels, in batches with bad files"
+# JPEGS: a folder of JPEG files; else the corpus of make_jpegs.sh, where
+# cjpeg and convert exist, else the samples' JPEGs only.
+jpegs=${JPEGS:-}
+if [ -z "$jpegs" ]; then
+	if command -v cjpeg >/dev/null && command -v convert >/dev/null &&
+		sh tests/data/make_jpegs.sh "$t/jpegs" >/dev/null 2>&1; then
+		jpegs=$t/jpegs
+	else
+		echo "test-gpu: no cjpeg or convert: the samples' JPEGs only (set JPEGS=DIR for more)"
+		mkdir -p "$t/jpegs" && cp samples/*.jpg "$t/jpegs/" && jpegs=$t/jpegs
+	fi
+fi
+mkdir -p "$t/in"
+cp "$jpegs"/*.jpg "$t/in/"
+head -c 3000 samples/rocket.jpg >"$t/in/zz-truncated.jpg"
+python3 - "$t/in/zz-flipped.jpg" <<'PY'
+import sys
+b = bytearray(open("samples/rocket.jpg", "rb").read())
+for i in range(len(b) // 2, len(b) - 2, 997):  # damage the entropy-coded data
+    if b[i] not in (0x00, 0xFF) and b[i - 1] != 0xFF:
+        b[i] ^= 0x5A
+open(sys.argv[1], "wb").write(b)
+PY
+for be in cpu cuda; do
+	"$gpufilt" "$t"/in/*.jpg --mean 3 -o "$t/$be/{stem}.png" --backend $be --jobs 8 \
+		--timings json 2>"$t/$be.json" >/dev/null
+	echo "$?" >"$t/$be.rc"
+	grep -o '"input":"[^"]*","status":[0-9]*' "$t/$be.json" | sort >"$t/$be.failed"
+done
+grep -q '"jpeg-gpu"' "$t/cuda.json" ||
+	{ echo "test-gpu: nvJPEG decoded none of the JPEGs"; status=1; }
+cmp -s "$t/cpu.rc" "$t/cuda.rc" && cmp -s "$t/cpu.failed" "$t/cuda.failed" ||
+	{ echo "test-gpu: the backends fail different files:"; cat "$t/cpu.failed" "$t/cuda.failed"; status=1; }
+for f in "$t"/cpu/*.png; do
+	cmp -s "$f" "$t/cuda/${f##*/}" ||
+		{ echo "test-gpu: ${f##*/}: nvJPEG's decode differs from the CPU's"; status=1; }
+done
+echo "== nvJPEG under compute-sanitizer memcheck"
+if [ -x "$cs" ]; then
+	"$cs" --tool memcheck --error-exitcode 99 --print-limit 10 "$gpufilt" "$t"/in/s4*-1*.jpg \
+		"$t/in/zz-truncated.jpg" --mean 5 -o "$t/cs/{stem}.png" --backend cuda --jobs 4 -q
+	[ $? = 99 ] && { echo "test-gpu: memcheck found errors in the nvJPEG path"; status=1; }
+fi
+echo "== nvJPEG encodes JPEG output with --backend cuda"
+"$gpufilt" samples/rocket.jpg --mean 3 -o "$t/enc-gpu.jpg" --backend cuda -q &&
+	"$gpufilt" samples/rocket.jpg --mean 3 -o "$t/enc-cpu.pgm" --backend cpu -q &&
+	"$gpufilt" "$t/enc-gpu.jpg" -o "$t/enc-gpu.pgm" --backend cpu -q &&
+	python3 - "$t/enc-cpu.pgm" "$t/enc-gpu.pgm" <<'PY' || { echo "test-gpu: nvJPEG's JPEG is not the image"; status=1; }
+import sys
+def pgm(p):
+    d = open(p, "rb").read().split(b"\n", 3)
+    return d[1], d[3]
+(sa, a), (sb, b) = pgm(sys.argv[1]), pgm(sys.argv[2])
+err = sum(abs(x - y) for x, y in zip(a, b)) / max(1, len(a))
+print("nvJPEG quality 90: mean absolute error %.2f" % err)
+sys.exit(0 if sa == sb and len(a) == len(b) and err < 2.5 else 1)
+PY
 rm -rf "$t"
 [ $status = 0 ] && echo "test-gpu: all passed" || echo "test-gpu: FAILED"
 exit $status
