@@ -180,13 +180,208 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
     }
 }
 
+/* mean_warp_kernel: no shared memory and no barrier. A warp computes a
+ * strip WARP_COLS pixels wide and T rows tall: lane l in 1..30 owns the 16
+ * columns from x0 = strip + 16 (l - 1), reads them as one 16-byte load per
+ * row and takes the 4 bytes on either side from its neighbours by shuffle;
+ * lanes 0 and 31 only load, for their neighbours. Rows go down through
+ * registers: each input row is loaded PREFETCH rows ahead, summed
+ * horizontally once, and kept for the K output rows that need it.
+ *
+ * Sums stay packed, two 16-bit lanes to a word: for 4 pixels from 4g,
+ * E(T) = T & 0x00ff00ff holds bytes 4g+d and 4g+d+2 of the word T starting
+ * at byte 4g+d, so the sum of E over d = -R..R is the horizontal sums of
+ * pixels 4g and 4g+2, and over d = -R+1..R+1 those of 4g+1 and 4g+3. A
+ * 5x5 sum is at most 6375, so no lane carries into the next.
+ *
+ * Rounding: (2s + K*K) / (2K*K) = round(s / K*K), halves up, and s / K*K is
+ * never within 1/(2K*K) of a half, so one float multiply-add by 1/(K*K)
+ * rounding to nearest at 2^23 (whose low byte is then the mean) is exact:
+ * gf_mean_round_bits, which tests/unit/test_mean.c checks for every s. */
+#define WARP_COLS 480 /* 30 lanes of 16 columns */
+#define WARP_THREADS 128
+#define PREFETCH 4
+
+/* 2^23 + m for a 16-bit lane m of v, as float bits: lane 0 (sel 0x7610) or 1
+ * (sel 0x7632). */
+#define MAGIC_LANE(v, sel) __byte_perm((v), 0x4b000000u, (sel))
+
 template <int R>
-static void launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
-                   cudaStream_t st)
+__device__ __forceinline__ unsigned round_lane(unsigned magic)
+{
+    constexpr float inv = 1.0f / ((2 * R + 1) * (2 * R + 1));
+    return gf_mean_round_bits(__uint_as_float(magic) - 8388608.0f, inv);
+}
+
+/* The 4 rounded means of the packed sums e (pixels 0, 2) and o (1, 3). */
+template <int R>
+__device__ __forceinline__ unsigned round_word(unsigned e, unsigned o)
+{
+    const unsigned q0 = round_lane<R>(MAGIC_LANE(e, 0x7610)),
+                   q2 = round_lane<R>(MAGIC_LANE(e, 0x7632)),
+                   q1 = round_lane<R>(MAGIC_LANE(o, 0x7610)),
+                   q3 = round_lane<R>(MAGIC_LANE(o, 0x7632));
+    return __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
+}
+
+/* Row y's source: a row index, or -1 where the constant border applies. */
+__device__ __forceinline__ int source_row(int y, int h, gf_border b)
+{
+    return gf_border_index(y, h, b.mode);
+}
+
+/* The lane's 16 bytes of source row `row` (x0 aligned to 16; `loads` when
+ * 0 <= x0 < w, so the vector lies inside the pitch). */
+__device__ __forceinline__ uint4 load16(const unsigned char *__restrict__ in, size_t pitch,
+                                        int row, int x0, bool loads, unsigned splat)
+{
+    if (row < 0)
+        return make_uint4(splat, splat, splat, splat);
+    if (!loads)
+        return make_uint4(0, 0, 0, 0);
+    return __ldg((const uint4 *)(in + (size_t)row * pitch + x0));
+}
+
+/* Bytes x0-4 .. x0+19 of source row `row` through the border mode, as 6
+ * words: for the lanes at the image's left and right edges. */
+struct words6 {
+    unsigned w[6];
+};
+
+__device__ __noinline__ words6 gather24(const unsigned char *__restrict__ in, size_t pitch,
+                                        int row, int x0, int w, gf_border b)
+{
+    words6 wd;
+#pragma unroll
+    for (int k = 0; k < 6; k++) {
+        unsigned v = 0;
+        for (int q = 0; q < 4; q++) {
+            const int xx = gf_border_index(x0 - 4 + 4 * k + q, w, b.mode);
+            const unsigned c =
+                row < 0 || xx < 0 ? (unsigned)b.value : in[(size_t)row * pitch + xx];
+            v |= c << (8 * q);
+        }
+        wd.w[k] = v;
+    }
+    return wd;
+}
+
+template <int R, int T>
+__global__ void __launch_bounds__(WARP_THREADS)
+    mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
+                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x)
+{
+    constexpr int K = 2 * R + 1, NR = T + 2 * R;
+    const int lane = threadIdx.x % 32;
+    const int warp = (blockIdx.x * WARP_THREADS + threadIdx.x) / 32;
+    const int y0 = warp / strips_x * T, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
+    const unsigned splat = (unsigned)b.value * 0x01010101u;
+
+    if (y0 >= h)
+        return; /* the whole warp */
+    const bool loads = x0 >= 0 && x0 < w;
+    const bool stores = lane >= 1 && lane <= 30 && x0 < w;
+    const bool edge = stores && (x0 == 0 || x0 + 16 + R > w);
+    uint4 ahead[PREFETCH];
+    unsigned he[K][4], ho[K][4]; /* packed horizontal sums of the last K rows */
+
+#pragma unroll
+    for (int r = 0; r < PREFETCH && r < NR; r++)
+        ahead[r] = load16(in, ipitch, source_row(y0 - R + r, h, b), x0, loads, splat);
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+        const uint4 v = ahead[r % PREFETCH];
+        if (r + PREFETCH < NR)
+            ahead[r % PREFETCH] =
+                load16(in, ipitch, source_row(y0 - R + r + PREFETCH, h, b), x0, loads, splat);
+        unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
+                          __shfl_down_sync(0xffffffffu, v.x, 1)};
+        if (edge) {
+            const words6 g = gather24(in, ipitch, source_row(y0 - R + r, h, b), x0, w, b);
+#pragma unroll
+            for (int k = 0; k < 6; k++)
+                wd[k] = g.w[k];
+        }
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            unsigned e[2 * R + 2]; /* E(T_d) for d = -R .. R+1 */
+#pragma unroll
+            for (int d = -R; d <= R + 1; d++) {
+                const unsigned t = d < 0    ? __funnelshift_r(wd[g], wd[g + 1], 8 * (4 + d))
+                                   : d == 0 ? wd[g + 1]
+                                            : __funnelshift_r(wd[g + 1], wd[g + 2], 8 * d);
+                e[d + R] = t & 0x00ff00ffu;
+            }
+            unsigned se = 0;
+#pragma unroll
+            for (int d = 0; d < K; d++)
+                se += e[d];
+            he[r % K][g] = se;
+            ho[r % K][g] = se - e[0] + e[K];
+        }
+        if (r < 2 * R)
+            continue;
+        const int y = y0 + r - 2 * R;
+        unsigned res[4];
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            unsigned se = 0, so = 0;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                se += he[k][g], so += ho[k][g];
+            res[g] = round_word<R>(se, so);
+        }
+        if (!stores || y >= h)
+            continue;
+        unsigned char *o = out + (size_t)y * opitch + x0;
+        if (x0 + 16 <= w) {
+            *(uint4 *)o = make_uint4(res[0], res[1], res[2], res[3]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 16; k++)
+                if (x0 + k < w)
+                    o[k] = (res[k / 4] >> (8 * (k % 4))) & 0xffu;
+        }
+    }
+}
+
+template <int R, int T>
+static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, int strips_x,
+                        cudaStream_t st)
+{
+    const long warps = (long)strips_x * ((in->height + T - 1) / T);
+    const long blocks = (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    mean_warp_kernel<R, T><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
+        in->data, out->data, in->width, in->height, in->pitch, out->pitch, b, strips_x);
+}
+
+/* T: 32 rows a strip where that still gives 8 warps per SM, else 8. */
+template <int R>
+static int launch_warp_any(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
+{
+    int dev, sms;
+    const int strips_x = (in->width + WARP_COLS - 1) / WARP_COLS;
+
+    GF_CUDA_CHECK(cudaGetDevice(&dev));
+    GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if ((long)strips_x * ((in->height + 31) / 32) >= 8L * sms)
+        launch_warp<R, 32>(in, out, b, strips_x, st);
+    else
+        launch_warp<R, 8>(in, out, b, strips_x, st);
+    return 0;
+}
+
+enum { MEAN_GLOBAL, MEAN_SHARED, MEAN_WARP };
+
+template <int R>
+static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
+                  cudaStream_t st)
 {
     const int w = in->width, h = in->height;
 
-    if (variant == 0) { /* MEAN_GLOBAL */
+    if (variant == MEAN_WARP) /* rows on GF_PITCH_ALIGN boundaries */
+        return launch_warp_any<R>(in, out, b, st);
+    if (variant == MEAN_GLOBAL) {
         dim3 grid((w + GLOBAL_BLOCK_X - 1) / GLOBAL_BLOCK_X, h);
         mean_global_kernel<R><<<grid, GLOBAL_BLOCK_X, 0, st>>>(in->data, out->data, w, h,
                                                                in->pitch, out->pitch, b);
@@ -195,9 +390,8 @@ static void launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant
         mean_shared_kernel<R><<<grid, dim3(THREADS_X, THREADS_Y), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, b);
     }
+    return 0;
 }
-
-enum { MEAN_GLOBAL, MEAN_SHARED };
 
 static int mean_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                      void *stream)
@@ -210,10 +404,10 @@ static int mean_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int
         return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", p->ksize);
     if ((rc = gf_dimage_shape(out, in->width, in->height)))
         return rc;
-    if (p->ksize == 3)
-        launch<1>(in, out, p->border, variant, st);
-    else
-        launch<2>(in, out, p->border, variant, st);
+    rc = p->ksize == 3 ? launch<1>(in, out, p->border, variant, st)
+                       : launch<2>(in, out, p->border, variant, st);
+    if (rc)
+        return rc;
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }
@@ -228,4 +422,10 @@ extern "C" int gf_mean_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_di
                                    void *stream)
 {
     return mean_cuda(s, in, out, MEAN_SHARED, stream);
+}
+
+extern "C" int gf_mean_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                 void *stream)
+{
+    return mean_cuda(s, in, out, MEAN_WARP, stream);
 }

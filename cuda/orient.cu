@@ -25,10 +25,6 @@
 #define TILE_WORDS (TILE / 4 + 1)
 #define TILE_PITCH (TILE_WORDS * 4 + 1)
 
-/* orient_vector_kernel: 16 output bytes per thread, 64x4 threads a block. */
-#define VEC_BYTES 16
-#define VEC_BX 64
-#define VEC_BY 4
 
 __global__ void orient_global_kernel(const unsigned char *__restrict__ in,
                                      unsigned char *__restrict__ out, int w, int h,
@@ -109,53 +105,162 @@ __global__ void __launch_bounds__(TILE_THREADS *TILE_THREADS)
     }
 }
 
-/* Flip, flop, rotate 180: output row j reads input row (flipy ? h-1-j : j),
- * reversed when revx. 16 output bytes per thread, as 4 aligned words. */
-__global__ void orient_vector_kernel(const unsigned char *__restrict__ in,
-                                     unsigned char *__restrict__ out, int w, int h,
-                                     size_t ipitch, size_t opitch, int revx, int flipy)
-{
-    const int i = (blockIdx.x * VEC_BX + threadIdx.x) * VEC_BYTES;
-    const int j = blockIdx.y * VEC_BY + threadIdx.y;
+/* orient_vector_kernel (flip, flop, rotate 180): output row j is input row
+ * (flipy ? h-1-j : j), reversed when revx. A lane writes 16 output bytes
+ * from one aligned 16-byte load and one store: reversed, output bytes
+ * o..o+15 come from input bytes w-16-o .. w-1-o, which start s = w % 16
+ * bytes into the aligned vector at a = w - s - 16 - o; the vector after it
+ * is the left neighbour lane's, taken by shuffle (lane 0 loads its own).
+ * 32x8 threads a block, a warp along a row. */
+#define MIRROR_BX 32
+#define MIRROR_BY 8
 
-    if (i >= w || j >= h)
-        return;
+/* Reversed 4 bytes starting at byte `sh` of word i of the 8 words v:
+ * funnel-shifted, then byte-swapped. */
+#define REV4(v, i, sh) __byte_perm(__funnelshift_r((v)[i], (v)[(i) + 1], 8 * (sh)), 0, 0x0123)
+
+__global__ void __launch_bounds__(MIRROR_BX *MIRROR_BY)
+    orient_vector_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                         int w, int h, size_t ipitch, size_t opitch, int revx, int flipy)
+{
+    const int o = (blockIdx.x * MIRROR_BX + threadIdx.x) * 16;
+    const int j = blockIdx.y * MIRROR_BY + threadIdx.y;
+
+    if (j >= h)
+        return; /* the whole warp: a warp is one row */
     const unsigned char *src = in + (size_t)(flipy ? h - 1 - j : j) * ipitch;
     unsigned char *dst = out + (size_t)j * opitch;
+    uint4 r;
     if (!revx) {
-        if (i + VEC_BYTES <= w) {
-            *(uint4 *)(dst + i) = *(const uint4 *)(src + i);
-        } else {
-            for (int q = i; q < w; q++)
+        if (o >= w)
+            return;
+        if (o + 16 > w) {
+            for (int q = o; q < w; q++)
                 dst[q] = src[q];
+            return;
         }
+        *(uint4 *)(dst + o) = __ldg((const uint4 *)(src + o));
         return;
     }
+    const int s = w % 16, a = w - s - 16 - o;
+    /* a >= 0, or a == -16 for the last vector of a row; every lane takes
+     * part in the shuffle. */
+    const uint4 c0 = a >= 0 ? __ldg((const uint4 *)(src + a)) : make_uint4(0, 0, 0, 0);
+    uint4 c1;
+    c1.x = __shfl_up_sync(0xffffffffu, c0.x, 1);
+    c1.y = __shfl_up_sync(0xffffffffu, c0.y, 1);
+    c1.z = __shfl_up_sync(0xffffffffu, c0.z, 1);
+    c1.w = __shfl_up_sync(0xffffffffu, c0.w, 1);
+    if (o >= w)
+        return;
+    if (s && threadIdx.x == 0) /* ends inside the pitch, which is >= w - s + 16 */
+        c1 = __ldg((const uint4 *)(src + a + 16));
+    const unsigned v[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+    const int sh = s % 4;
+    /* output word k is input bytes s+12-4k .. s+15-4k of v, reversed */
+    switch (s / 4) {
+    case 0:
+        r = make_uint4(REV4(v, 3, sh), REV4(v, 2, sh), REV4(v, 1, sh), REV4(v, 0, sh));
+        break;
+    case 1:
+        r = make_uint4(REV4(v, 4, sh), REV4(v, 3, sh), REV4(v, 2, sh), REV4(v, 1, sh));
+        break;
+    case 2:
+        r = make_uint4(REV4(v, 5, sh), REV4(v, 4, sh), REV4(v, 3, sh), REV4(v, 2, sh));
+        break;
+    default:
+        r = make_uint4(REV4(v, 6, sh), REV4(v, 5, sh), REV4(v, 4, sh), REV4(v, 3, sh));
+        break;
+    }
+    if (o + 16 <= w) {
+        *(uint4 *)(dst + o) = r;
+    } else {
+        const unsigned words[4] = {r.x, r.y, r.z, r.w};
 #pragma unroll
-    for (int k = 0; k < VEC_BYTES / 4; k++) {
-        const int o = i + 4 * k; /* output bytes o..o+3 <- input w-1-o .. w-4-o */
-        const int s = w - 4 - o;
-        if (o >= w)
-            break;
-        if (s >= 0) {
-            const int a = s & ~3, sh = s - a;
-            const unsigned lo = *(const unsigned *)(src + a);
-            unsigned hi = 0; /* the next word, only when needed and only what is inside */
-            if (sh && a + 7 < w)
-                hi = *(const unsigned *)(src + a + 4);
-            else
-                for (int q = 0; q < sh; q++)
-                    hi |= (unsigned)src[a + 4 + q] << (8 * q);
-            const unsigned sel = (sh + 3) | (sh + 2) << 4 | (sh + 1) << 8 | sh << 12;
-            *(unsigned *)(dst + o) = __byte_perm(lo, hi, sel);
+        for (int q = 0; q < 16; q++)
+            if (o + q < w)
+                dst[o + q] = (words[q / 4] >> (8 * (q % 4))) & 0xffu;
+    }
+}
+
+/* orient_tile_kernel (transpose, transverse, rotate 90 and 270): a block of
+ * 256 threads moves a 128x128 tile with 16-byte loads and stores. Input
+ * columns xa.. (aligned) and 128 rows are staged as words in shared memory;
+ * a thread then reads 16 words down one word column, transposes them 4x4
+ * bytes at a time in registers (8 byte permutes each) and stores 4 output
+ * rows of 16 bytes. Word column c of tile row r lives at c ^ 4*(r/16 % 8),
+ * so both the staging stores and the column reads of a warp touch 32
+ * different banks. With revy the tile's rows are counted from the bottom,
+ * so output columns still start on 16-byte boundaries. */
+#define TT 128
+#define TT_THREADS 256
+
+template <bool REVX, bool REVY>
+__global__ void __launch_bounds__(TT_THREADS)
+    orient_tile_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                       int w, int h, size_t ipitch, size_t opitch)
+{
+    __shared__ __align__(16) unsigned tile[TT][TT / 4];
+    const int t = threadIdx.x;
+    const int xa = blockIdx.x * TT;                                   /* input columns */
+    const int ya = REVY ? h - TT * (blockIdx.y + 1) : TT * blockIdx.y; /* input rows */
+    const int oc0 = TT * blockIdx.y;                                  /* output columns */
+
+    /* 1. Stage: thread t loads 16 bytes of rows t/8 + 32k, columns 16*(t%8). */
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int r = t / 8 + 32 * k, y = ya + r, x = xa + 16 * (t % 8);
+        v[k] = y >= 0 && y < h && x < w ? __ldg((const uint4 *)(in + (size_t)y * ipitch + x))
+                                        : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int r = t / 8 + 32 * k;
+        *(uint4 *)&tile[r][(4 * (t % 8)) ^ (4 * ((r / 16) % 8))] = v[k];
+    }
+    __syncthreads();
+
+    /* 2. Thread t: word column wc (input columns 4wc..4wc+3, 4 output
+     * rows) and output columns oc0 + 16ib .. +15; the 8 threads of one wc
+     * write 128 contiguous output bytes. */
+    const int ib = t % 8, wc = t / 8;
+    unsigned m[16];
+#pragma unroll
+    for (int q = 0; q < 16; q++) {
+        const int c = 16 * ib + q, r = REVY ? TT - 1 - c : c;
+        m[q] = tile[r][wc ^ (4 * ((r / 16) % 8))];
+    }
+    unsigned o[4][4]; /* o[b][g]: output row 4wc+b, columns 16ib+4g .. +3 */
+#pragma unroll
+    for (int g = 0; g < 4; g++) {
+        const unsigned a0 = m[4 * g], a1 = m[4 * g + 1], a2 = m[4 * g + 2], a3 = m[4 * g + 3];
+        const unsigned t0 = __byte_perm(a0, a1, 0x5140), t1 = __byte_perm(a0, a1, 0x7362);
+        const unsigned t2 = __byte_perm(a2, a3, 0x5140), t3 = __byte_perm(a2, a3, 0x7362);
+        o[0][g] = __byte_perm(t0, t2, 0x5410);
+        o[1][g] = __byte_perm(t0, t2, 0x7632);
+        o[2][g] = __byte_perm(t1, t3, 0x5410);
+        o[3][g] = __byte_perm(t1, t3, 0x7632);
+    }
+    const int oc = oc0 + 16 * ib; /* output width is h */
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+        const int x = xa + 4 * wc + b;
+        if (x >= w || oc >= h)
+            continue;
+        unsigned char *d = out + (size_t)(REVX ? w - 1 - x : x) * opitch + oc;
+        if (oc + 16 <= h) {
+            *(uint4 *)d = make_uint4(o[b][0], o[b][1], o[b][2], o[b][3]);
         } else {
-            for (int q = 0; o + q < w; q++)
-                dst[o + q] = src[w - 1 - o - q];
+#pragma unroll
+            for (int q = 0; q < 16; q++)
+                if (oc + q < h)
+                    d[q] = (o[b][q / 4] >> (8 * (q % 4))) & 0xffu;
         }
     }
 }
 
-enum { ORIENT_GLOBAL, ORIENT_TILED };
+enum { ORIENT_GLOBAL, ORIENT_SHARED, ORIENT_VECTOR };
 
 static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                        void *stream)
@@ -169,18 +274,24 @@ static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, i
         return gf_err(GF_EINTERNAL, NULL, "orient: bad op %d", (int)o);
     if ((rc = gf_dimage_shape(out, sw ? h : w, sw ? w : h)))
         return rc;
+    const int revx = o == GF_TRANSVERSE || o == GF_ROTATE270;
+    const int revy = o == GF_TRANSVERSE || o == GF_ROTATE90;
     if (variant == ORIENT_GLOBAL) {
         dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
         orient_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, o);
-    } else if (sw) {
+    } else if (sw && variant == ORIENT_SHARED) {
         dim3 grid((h + TILE - 1) / TILE, (w + TILE - 1) / TILE);
         orient_shared_kernel<<<grid, dim3(TILE_THREADS, TILE_THREADS), 0, st>>>(
-            in->data, out->data, w, h, in->pitch, out->pitch,
-            o == GF_TRANSVERSE || o == GF_ROTATE270, o == GF_TRANSVERSE || o == GF_ROTATE90);
-    } else {
-        dim3 grid((w + VEC_BX * VEC_BYTES - 1) / (VEC_BX * VEC_BYTES), (h + VEC_BY - 1) / VEC_BY);
-        orient_vector_kernel<<<grid, dim3(VEC_BX, VEC_BY), 0, st>>>(
+            in->data, out->data, w, h, in->pitch, out->pitch, revx, revy);
+    } else if (sw) {
+        dim3 grid((w + TT - 1) / TT, (h + TT - 1) / TT);
+        auto k = revx ? (revy ? orient_tile_kernel<true, true> : orient_tile_kernel<true, false>)
+                      : (revy ? orient_tile_kernel<false, true> : orient_tile_kernel<false, false>);
+        k<<<grid, TT_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, out->pitch);
+    } else { /* 16-byte accesses: rows are on GF_PITCH_ALIGN boundaries */
+        dim3 grid((w + 16 * MIRROR_BX - 1) / (16 * MIRROR_BX), (h + MIRROR_BY - 1) / MIRROR_BY);
+        orient_vector_kernel<<<grid, dim3(MIRROR_BX, MIRROR_BY), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, o != GF_FLIP, o != GF_FLOP);
     }
     GF_CUDA_CHECK(cudaGetLastError());
@@ -193,20 +304,19 @@ extern "C" int gf_orient_global_cuda(const gf_stage *s, const gf_dimage *in, gf_
     return orient_cuda(s, in, out, ORIENT_GLOBAL, stream);
 }
 
-/* The tiled kernel for the ops that swap the axes. */
+/* The shared-memory tiled kernel, for the ops that swap the axes. */
 extern "C" int gf_orient_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                                      void *stream)
 {
     if (!gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op))
         return gf_err(GF_EINTERNAL, NULL, "orient: shared is for the ops that swap the axes");
-    return orient_cuda(s, in, out, ORIENT_TILED, stream);
+    return orient_cuda(s, in, out, ORIENT_SHARED, stream);
 }
 
-/* The vector kernel for the mirrors. */
+/* The 16-byte kernels: tiles for the ops that swap the axes, rows for the
+ * mirrors. */
 extern "C" int gf_orient_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                                      void *stream)
 {
-    if (gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op))
-        return gf_err(GF_EINTERNAL, NULL, "orient: vector is for flip, flop and rotate 180");
-    return orient_cuda(s, in, out, ORIENT_TILED, stream);
+    return orient_cuda(s, in, out, ORIENT_VECTOR, stream);
 }

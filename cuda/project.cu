@@ -76,7 +76,8 @@ __global__ void colsum_split_kernel(const unsigned char *__restrict__ in, int w,
         atomicAdd(&sums[x + q], s[q]);
 }
 
-/* A warp per row: 16-byte loads where the row has them, then a shuffle sum. */
+/* A warp per row: 4 16-byte loads per lane in flight, bytes summed 4 at a
+ * time by __dp4a, then a shuffle reduction. */
 __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, int h,
                                    size_t pitch, unsigned *__restrict__ sums)
 {
@@ -87,22 +88,96 @@ __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, 
         return;
     const unsigned char *row = in + (size_t)y * pitch;
     const int vecs = w / 16;
-    for (int k = lane; k < vecs; k += 32) {
-        const uint4 v = *(const uint4 *)(row + 16 * k);
-        const unsigned words[4] = {v.x, v.y, v.z, v.w};
+    for (int base = 0; base < vecs; base += 128) {
+        uint4 v[4];
 #pragma unroll
-        for (int q = 0; q < 4; q++)
-            s += __vsadu4(words[q], 0); /* sum of the 4 bytes */
+        for (int q = 0; q < 4; q++) {
+            const int k = base + lane + 32 * q;
+            v[q] = k < vecs ? __ldg((const uint4 *)(row + 16 * k)) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            s = __dp4a(v[q].x, 0x01010101u, s);
+            s = __dp4a(v[q].y, 0x01010101u, s);
+            s = __dp4a(v[q].z, 0x01010101u, s);
+            s = __dp4a(v[q].w, 0x01010101u, s);
+        }
     }
-    for (int x = 16 * vecs + lane; x < w; x += 32)
-        s += row[x];
+    if (16 * vecs + lane < w) /* at most 15 bytes left */
+        s += row[16 * vecs + lane];
     for (int off = 16; off; off /= 2)
         s += __shfl_down_sync(0xffffffffu, s, off);
     if (lane == 0)
         sums[y] = s;
 }
 
-enum { COLSUM_BYTE, COLSUM_WORD, COLSUM_SPLIT };
+/* colsum_vector_kernel: a warp sums 512 columns (16 a lane, one 16-byte
+ * load per row, 8 loads in flight) over VEC_ROWS rows, in packed 16-bit
+ * lanes (even and odd bytes; 64 rows of 255 fit); the 8 warps of a block
+ * take consecutive row chunks of the same columns and add their sums in
+ * shared memory, then one atomic per column per block (the sums are zeroed
+ * first). */
+#define VEC_ROWS 64
+#define VEC_WARPS 8
+
+__global__ void __launch_bounds__(VEC_WARPS * 32)
+    colsum_vector_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+                         unsigned *__restrict__ sums)
+{
+    __shared__ unsigned part[512];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int x0 = blockIdx.x * 512 + 16 * lane;
+    const int y0 = (blockIdx.y * VEC_WARPS + warp) * VEC_ROWS, y1 = min(h, y0 + VEC_ROWS);
+    unsigned e[4] = {0, 0, 0, 0}, o[4] = {0, 0, 0, 0}; /* columns 4g, 4g+2 and 4g+1, 4g+3 */
+
+    for (int i = threadIdx.x; i < 512; i += VEC_WARPS * 32)
+        part[i] = 0;
+    __syncthreads();
+    if (x0 < w) {
+        const unsigned char *p = in + x0;
+        int y = y0;
+        for (; y + 8 <= y1; y += 8) {
+            uint4 v[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                v[k] = __ldg((const uint4 *)(p + (size_t)(y + k) * pitch));
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                const unsigned wd[4] = {v[k].x, v[k].y, v[k].z, v[k].w};
+#pragma unroll
+                for (int g = 0; g < 4; g++) {
+                    e[g] += wd[g] & 0x00ff00ffu;
+                    o[g] += (wd[g] >> 8) & 0x00ff00ffu;
+                }
+            }
+        }
+        for (; y < y1; y++) {
+            const uint4 v = __ldg((const uint4 *)(p + (size_t)y * pitch));
+            const unsigned wd[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int g = 0; g < 4; g++) {
+                e[g] += wd[g] & 0x00ff00ffu;
+                o[g] += (wd[g] >> 8) & 0x00ff00ffu;
+            }
+        }
+        /* bytes of the vector past w were summed too; they are not stored */
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            atomicAdd(&part[16 * lane + 4 * g], e[g] & 0xffffu);
+            atomicAdd(&part[16 * lane + 4 * g + 1], o[g] & 0xffffu);
+            atomicAdd(&part[16 * lane + 4 * g + 2], e[g] >> 16);
+            atomicAdd(&part[16 * lane + 4 * g + 3], o[g] >> 16);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 512; i += VEC_WARPS * 32) {
+        const int x = blockIdx.x * 512 + i;
+        if (x < w && part[i])
+            atomicAdd(&sums[x], part[i]);
+    }
+}
+
+enum { COLSUM_BYTE, COLSUM_WORD, COLSUM_SPLIT, COLSUM_VECTOR };
 
 static int colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, cudaStream_t st)
 {
@@ -114,10 +189,15 @@ static int colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, cudaStr
     } else if (variant == COLSUM_WORD) {
         colsum_word_kernel<<<(w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), COL_THREADS, 0, st>>>(
             in->data, w, h, in->pitch, sums);
-    } else {
+    } else if (variant == COLSUM_SPLIT) {
         GF_CUDA_CHECK(cudaMemsetAsync(sums, 0, (size_t)w * sizeof *sums, st));
         dim3 grid((w + 4 * COL_THREADS - 1) / (4 * COL_THREADS), (h + SPLIT_ROWS - 1) / SPLIT_ROWS);
         colsum_split_kernel<<<grid, COL_THREADS, 0, st>>>(in->data, w, h, in->pitch, sums);
+    } else { /* 16-byte loads: rows are on GF_PITCH_ALIGN boundaries */
+        GF_CUDA_CHECK(cudaMemsetAsync(sums, 0, (size_t)w * sizeof *sums, st));
+        const int rows = VEC_ROWS * VEC_WARPS;
+        dim3 grid((w + 511) / 512, (h + rows - 1) / rows);
+        colsum_vector_kernel<<<grid, VEC_WARPS * 32, 0, st>>>(in->data, w, h, in->pitch, sums);
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
@@ -132,6 +212,7 @@ static int colsum_cuda(const gf_dimage *in, unsigned *sums, int variant, cudaStr
 COLSUM_LAUNCHER(gf_colsum_byte_cuda, COLSUM_BYTE)
 COLSUM_LAUNCHER(gf_colsum_word_cuda, COLSUM_WORD)
 COLSUM_LAUNCHER(gf_colsum_split_cuda, COLSUM_SPLIT)
+COLSUM_LAUNCHER(gf_colsum_vector_cuda, COLSUM_VECTOR)
 
 extern "C" int gf_rowsum_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                                    void *stream)

@@ -220,11 +220,12 @@ static const gf_stage_opt mean_opts[] = {
 static const gf_variant mean_variants[] = {
     {"global", GF_CUDA(gf_mean_global_cuda)},
     {"shared", GF_CUDA(gf_mean_shared_cuda)},
+    {"warp", GF_CUDA(gf_mean_warp_cuda)},
     {NULL, NULL},
 };
 
 static const gf_default mean_defaults[] = {
-    {0, 0, "shared"}, /* 3.6x (3x3) and 4.7x (5x5) faster than global on an H100 */
+    {0, 0, "warp"}, /* see docs/benchmarks.md */
     {0, 0, NULL},
 };
 

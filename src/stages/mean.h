@@ -7,9 +7,29 @@
 #include "../gf.h"
 #include "../stage.h"
 
+#ifndef __CUDACC__
+#include <math.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The mean of a window sum s (an integer 0 .. 255*area held exactly in a
+ * float) as the float multiply-add s * inv + 2^23, inv = 1.0f/area (area 9
+ * or 25), rounded to nearest: the bits of 2^23 + the mean, so the low byte
+ * is the mean. Exact because s/area is never within 1/(2*area) of a half,
+ * far beyond the float's error; equals floor((2s + area) / (2 area)) for
+ * every s (tests/unit/test_mean.c). The warp kernel's rounding. */
+GF_HD unsigned gf_mean_round_bits(float s, float inv)
+{
+    union {
+        float f;
+        unsigned u;
+    } m;
+    m.f = fmaf(s, inv, 8388608.0f);
+    return m.u;
+}
 
 /* The stage's parameters (gf_stage.params). */
 typedef struct gf_mean_params {
@@ -35,9 +55,13 @@ int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border);
  * pixel reading its window from global memory, the box-mean seed's
  * non-shared kernel completed to every pixel) and `shared` (128x64-pixel
  * tiles staged with their halo in shared memory and summed separably, 4x8
- * pixels per thread). A side may not exceed 65535. */
+ * pixels per thread) and `warp` (no shared memory: a warp slides down a
+ * strip 480 pixels wide, 16 columns a lane, with 16-byte loads and stores,
+ * neighbours' bytes by shuffle and packed 16-bit sums in registers). A
+ * side may not exceed 65535. */
 int gf_mean_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_mean_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_mean_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -260,6 +260,7 @@ static const gf_stage_opt orient_opts[] = {
 static const gf_variant transpose_variants[] = {
     {"global", GF_CUDA(gf_orient_global_cuda)},
     {"shared", GF_CUDA(gf_orient_shared_cuda)},
+    {"vector", GF_CUDA(gf_orient_vector_cuda)},
     {NULL, NULL},
 };
 
@@ -270,12 +271,12 @@ static const gf_variant mirror_variants[] = {
 };
 
 static const gf_default transpose_defaults[] = {
-    {0, 0, "shared"}, /* 13.8x faster than global on an H100 */
+    {0, 0, "vector"}, /* see docs/benchmarks.md */
     {0, 0, NULL},
 };
 
 static const gf_default mirror_defaults[] = {
-    {0, 0, "vector"}, /* 2.1x faster than global on an H100 */
+    {0, 0, "vector"}, /* see docs/benchmarks.md */
     {0, 0, NULL},
 };
 

@@ -72,8 +72,11 @@ const gf_stage_ops *gf_orient_stage(gf_orient_op op);
  * seed 2), for every op. `shared` (the ops that swap the axes): 64x64-byte
  * tiles staged in shared memory with one byte of row padding against bank
  * conflicts, so reads and writes are both coalesced 4-byte words (seed 2's
- * tiled transpose, for bytes). `vector` (the mirrors): 16 output bytes per
- * thread as aligned 4-byte words, reversed with byte permutes. */
+ * tiled transpose, for bytes). `vector`, 16-byte loads and stores: for the
+ * ops that swap the axes, 128x128 tiles staged as words in shared memory
+ * (swizzled against bank conflicts) and transposed 4x4 bytes at a time in
+ * registers; for the mirrors, a lane reverses one aligned 16-byte vector
+ * and its neighbour's (by shuffle) with funnel shifts and byte permutes. */
 int gf_orient_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_orient_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_orient_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);

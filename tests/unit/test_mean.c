@@ -111,6 +111,20 @@ static void check_random(int w, int h)
     gf_image_free(&out);
 }
 
+/* The warp kernel's float rounding equals the integer one for every sum. */
+static void test_float_rounding(void **state)
+{
+    (void)state;
+    for (unsigned k = 3; k <= 5; k += 2) {
+        const unsigned area = k * k;
+        for (unsigned s = 0; s <= 255 * area; s++) {
+            const unsigned bits = gf_mean_round_bits((float)s, 1.0f / (float)area);
+            assert_int_equal(bits >> 8, 0x4b0000u);
+            assert_int_equal(bits & 0xffu, (2 * s + area) / (2 * area));
+        }
+    }
+}
+
 static void test_random_sizes(void **state)
 {
     static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {2, 2}, {5, 5},
@@ -138,6 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_border_index),
         cmocka_unit_test(test_rounding),
+        cmocka_unit_test(test_float_rounding),
         cmocka_unit_test(test_random_sizes),
         cmocka_unit_test(test_bad_ksize),
     };
