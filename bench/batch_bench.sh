@@ -1,88 +1,142 @@
 #!/bin/sh
-# batch_bench.sh [N] - throughput of `gpufilt --mean 5 --hist` over N (200)
-# photos of >= 2 MP: one gpufilt batch, a shell loop calling gpufilt once per
-# file, the batch on the CPU backend, and OpenCV-Python with one process per
-# core where cv2 is installed. Photos are the samples scaled to 2400x1600
-# (Pillow, JPEG quality 90) or, without Pillow, gray PNGs scaled by
-# bench/large_photo.py. Run from the repository root after `make`.
+# batch_bench.sh [N] - photo batches: gpufilt against OpenCV-Python with one
+# process per core, in the same run, on N (2000) distinct JPEG photos
+# 2400x1600 q90, chroma 4:2:0 and 4:4:4 (bench/make_photos.py; Pillow).
+# Jobs:
+#   mean+hist+png  --mean 5, histogram CSV, PNG out
+#   hist           histogram CSV only
+#   cpu            mean+hist+png with --backend cpu
+#   jpeg           --mean 5, JPEG out (quality 90): libjpeg-turbo (default)
+#                  and nvJPEG (--backend cuda)
+# Images/s is files over the whole process's wall clock, start-up included
+# (the interpreter's too for OpenCV); "steady" is the second half's files
+# over the second half's time, from each file's done_ms. Where the time goes:
+# each step's mean ms per file from --timings json (worker time, summed over
+# workers). Run from the repository root after `make`; needs Pillow and cv2.
 set -eu
-n=${1:-200}
+n=${1:-2000}
+py=python3
+for p in python3 /usr/bin/python3; do
+	if $p -c 'import cv2, PIL' 2>/dev/null; then py=$p; break; fi
+done
+cores=$(nproc)
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-mkdir -p "$w/photos"
-if python3 -c 'import PIL' 2>/dev/null; then
-	python3 - "$w/photos" "$n" <<'PY'
-import sys, glob
-from PIL import Image
-out, n = sys.argv[1], int(sys.argv[2])
-srcs = sorted(glob.glob("samples/*.png") + glob.glob("samples/*.jpg"))
-for i in range(n):
-    im = Image.open(srcs[i % len(srcs)]).convert("RGB").resize((2400, 1600), Image.BICUBIC)
-    im.save("%s/p%03d.jpg" % (out, i), quality=90)
-PY
-	kind="JPEG 2400x1600 colour (samples scaled by Pillow)"
-else
+
+# the photos, made by one process per core
+for sub in 420 444; do
+	per=$(((n + cores - 1) / cores))
 	i=0
-	for s in samples/*.png; do
-		./gpufilt "$s" -o "$w/src.pgm" -q
-		python3 bench/large_photo.py "$w/src.pgm" 2400 1600 "$w/big.pgm"
-		./gpufilt "$w/big.pgm" --mean 3 -o "$w/photos/s$i.png" -q
-		i=$((i + 1))
+	while [ $i -lt "$n" ]; do
+		k=$((n - i < per ? n - i : per))
+		$py bench/make_photos.py "$w/p$sub" "$k" 2400 1600 "$sub" 90 "$i" &
+		i=$((i + k))
 	done
-	j=0
-	while [ "$(ls "$w/photos" | wc -l)" -lt "$n" ]; do
-		for f in "$w"/photos/s*.png; do cp "$f" "$w/photos/c$j-$(basename "$f")"; j=$((j + 1)); done
-	done
-	ls "$w"/photos/c*.png | tail -n +$((n - i + 1)) | xargs rm -f
-	kind="PNG 2400x1600 gray (samples scaled by large_photo.py)"
-fi
-count=$(ls "$w/photos" | wc -l)
-cores=$(nproc)
-echo "photos: $count x $kind; $cores cores"
-rate() { echo "$1 $2" | awk '{ printf "%.1f images/s (%.2f s)", $1 / $2, $2 }'; }
-now() { date +%s.%N; }
-
-t0=$(now)
-./gpufilt --mean 5 --hist "$w/h1/{stem}.csv" -o "$w/o1/" "$w"/photos/* -q
-t1=$(now)
-echo "gpufilt batch (--jobs $cores):       $(rate "$count" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")"
-
-t0=$(now)
-./gpufilt --mean 5 --hist "$w/h3/{stem}.csv" -o "$w/o3/" "$w"/photos/* -q --backend cpu
-t1=$(now)
-echo "gpufilt batch, CPU backend:        $(rate "$count" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")"
-
-mkdir -p "$w/o2" "$w/h2"
-t0=$(now)
-for f in "$w"/photos/*; do
-	b=$(basename "$f")
-	./gpufilt "$f" --mean 5 --hist "$w/h2/${b%.*}.csv" -o "$w/o2/${b%.*}.png" -q
+	wait
 done
-t1=$(now)
-echo "shell loop, one gpufilt per file:  $(rate "$count" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")"
-cmp -s "$w/o1/$(ls "$w/o1" | head -1)" "$w/o2/$(ls "$w/o1" | head -1)" && echo "batch and loop outputs: identical bytes"
+echo "photos: $n x JPEG 2400x1600 q90 (4:2:0 and 4:4:4), $(du -sh "$w/p420" | cut -f1) and" \
+	"$(du -sh "$w/p444" | cut -f1); $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU)"
+cat "$w"/p420/* "$w"/p444/* >/dev/null # both sets in the page cache, for every contender
 
-if python3 -c 'import cv2' 2>/dev/null; then
-	t0=$(now)
-	python3 - "$w" "$cores" <<'PY'
-import glob, os, sys
-from multiprocessing import Pool
+# OpenCV-Python: the same jobs, a pool of one process per core
+cat >"$w/cv.py" <<'PY'
+import os, sys, glob, multiprocessing as mp
 import cv2
 import numpy as np
-w, cores = sys.argv[1], int(sys.argv[2])
-os.makedirs(w + "/o4", exist_ok=True)
+job, src, out = sys.argv[1], sys.argv[2], sys.argv[3]
+cv2.setNumThreads(1)
 def one(f):
     stem = os.path.splitext(os.path.basename(f))[0]
-    im = cv2.imread(f, cv2.IMREAD_GRAYSCALE)
-    out = cv2.blur(im, (5, 5))
-    hist = cv2.calcHist([out], [0], None, [256], [0, 256]).astype(np.int64).ravel()
-    np.savetxt(w + "/o4/" + stem + ".csv", hist, fmt="%d")
-    cv2.imwrite(w + "/o4/" + stem + ".png", out)
-with Pool(cores) as p:
-    p.map(one, sorted(glob.glob(w + "/photos/*")))
+    im = cv2.imread(f, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION)
+    if job in ("mean+hist+png", "jpeg"):
+        im = cv2.blur(im, (5, 5), borderType=cv2.BORDER_REPLICATE)
+    if job in ("mean+hist+png", "hist"):
+        h = cv2.calcHist([im], [0], None, [256], [0, 256]).astype(np.int64).ravel()
+        with open(os.path.join(out, stem + ".csv"), "w") as fh:
+            fh.write("value,count\n" + "".join("%d,%d\n" % (v, c) for v, c in enumerate(h)))
+    if job == "mean+hist+png":
+        cv2.imwrite(os.path.join(out, stem + ".png"), im)
+    if job == "jpeg":
+        cv2.imwrite(os.path.join(out, stem + ".jpg"), im, [cv2.IMWRITE_JPEG_QUALITY, 90])
+if __name__ == "__main__":
+    with mp.Pool(os.cpu_count()) as p:
+        p.map(one, sorted(glob.glob(os.path.join(src, "*.jpg"))), chunksize=8)
 PY
+
+now() { date +%s.%N; }
+secs() { echo "$1 $2" | awk '{ printf "%.3f", $2 - $1 }'; }
+
+# gpufilt LABEL SET ARGS...: runs a batch, prints its rate, steady rate and steps
+gpufilt_job() {
+	label=$1 set=$2
+	shift 2
+	rm -rf "$w/o"
+	mkdir -p "$w/o"
+	t0=$(now)
+	./gpufilt "$w/$set"/*.jpg "$@" --timings json 2>"$w/t.json" >/dev/null || true
 	t1=$(now)
-	echo "OpenCV-Python, $cores processes:      $(rate "$count" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")"
-else
-	echo "OpenCV-Python: cv2 not installed here, not run"
-fi
+	g=$(secs "$t0" "$t1")
+	$py - "$w/t.json" "$n" "$g" "$label" <<'PY'
+import json, sys
+path, n, wall, label = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+files, steps, summary, backends = [], {}, None, {}
+for line in open(path):
+    if not line.startswith("{"):
+        continue
+    d = json.loads(line)
+    if "summary" in d:
+        summary = d["summary"]
+    elif "steps" in d:
+        files.append(d.get("done_ms", 0))
+        backends[d["backend"]] = backends.get(d["backend"], 0) + 1
+        for s in d["steps"]:
+            k = s["step"] + ("/" + s["variant"] if s.get("variant") else "")
+            steps[k] = steps.get(k, 0) + s["ms"]
+files.sort()
+h = len(files) // 2
+steady = (len(files) - h) / ((files[-1] - files[h - 1]) / 1e3) if h and files[-1] > files[h - 1] else 0
+print("  %-28s %7.1f images/s (%.2f s, %d done, %s), steady %.1f/s" %
+      (label, n / wall, wall, len(files), ",".join("%s %d" % kv for kv in backends.items()), steady))
+print("    per file: " + ", ".join("%s %.2f" % (k, v / max(1, len(files)))
+                                  for k, v in steps.items() if k != "total"))
+open(path + ".rate", "w").write("%f" % (n / wall))
+PY
+	mv "$w/t.json.rate" "$w/gpufilt_rate"
+}
+
+cv_job() {
+	label=$1 set=$2 job=$3
+	rm -rf "$w/o"
+	mkdir -p "$w/o"
+	t0=$(now)
+	$py "$w/cv.py" "$job" "$w/$set" "$w/o"
+	t1=$(now)
+	g=$(secs "$t0" "$t1")
+	echo "$n $g $label" | awk '{ printf "  %-28s %7.1f images/s (%.2f s)\n", "OpenCV " $3, $1 / $2, $2 }'
+	echo "$n $g" | awk '{ printf "%f", $1 / $2 }' >"$w/cv_rate"
+}
+
+ratio() { awk -v g="$(cat "$w/gpufilt_rate")" -v c="$(cat "$w/cv_rate")" \
+	'BEGIN { printf "  gpufilt / OpenCV: %.2fx\n", g / c }'; }
+
+for set in p420 p444; do
+	echo "== $set: --mean 5 + histogram CSV + PNG out"
+	cv_job mean+hist+png "$set" mean+hist+png
+	gpufilt_job "gpufilt" "$set" --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
+	ratio
+	echo "== $set: histogram CSV only"
+	cv_job hist "$set" hist
+	gpufilt_job "gpufilt" "$set" --hist "$w/o/{stem}.csv"
+	ratio
+done
+echo "== p420: --mean 5 + histogram CSV + PNG out, --backend cpu"
+cv_job mean+hist+png p420 mean+hist+png
+gpufilt_job "gpufilt --backend cpu" p420 --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png" \
+	--backend cpu
+ratio
+echo "== p420: --mean 5 + JPEG out (quality 90)"
+cv_job jpeg p420 jpeg
+gpufilt_job "gpufilt (libjpeg-turbo)" p420 --mean 5 -o "$w/o/{stem}.jpg"
+ratio
+gpufilt_job "gpufilt --backend cuda (nvJPEG)" p420 --mean 5 -o "$w/o/{stem}.jpg" --backend cuda
+ratio

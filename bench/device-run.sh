@@ -1,19 +1,37 @@
 #!/bin/sh
-# device-run.sh - on a GPU machine without libstb-dev/libdeflate-dev: build
-# with the headers and static libdeflate carried in .devdeps/, run make
-# test-gpu, then time the stages at 8000x8000 and a 5120x2880 photo end to end.
-# Logs go to $OUT (or ./bench-out).
+# device-run.sh [STEP...] - on a GPU machine that lacks the Debian -dev
+# packages: builds gpufilt (with NPP and cuBLAS peers) against headers and
+# static libraries carried in .devdeps/include and .devdeps/lib (libspng.so
+# there too, found through LD_LIBRARY_PATH), then runs each STEP:
+#   test-gpu  make test-gpu (JPEGS=DIR adds a JPEG corpus)
+#   bench     gpufilt bench, every experiment, sizes 8000x8000, 1920x1080, 640x480
+#   cpu       bench/cpu_vs_opencv.sh on this machine's cores
+#   oneoff    bench/oneoff_bench.sh
+#   batch     bench/batch_bench.sh (BATCH_N photos, 2000)
+# Default: test-gpu bench. Logs go to $OUT (or bench-out).
 set -u
 out=${OUT:-bench-out}
 mkdir -p "$out"
-mk="make -j16 SKIP_DEPS=1 PEERS=${PEERS:-0} CUDA_ARCHS=${CUDA_ARCHS:-90} STB_CFLAGS=-I.devdeps/include DEFLATE_LIBS=.devdeps/lib/libdeflate.a"
-$mk gpufilt build/test_gpu >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+LD_LIBRARY_PATH=$PWD/.devdeps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+mk="make -j$(nproc) SKIP_DEPS=1 PEERS=1 CUDA_ARCHS=${CUDA_ARCHS:-90} DEP_CFLAGS=-I.devdeps/include DEP_LDFLAGS=-L.devdeps/lib"
+t0=$(date +%s)
+$mk gpufilt build/cuda/test_gpu >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+echo "built in $(($(date +%s) - t0)) s"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-[ "${SKIP_TEST:-0}" = 1 ] || $mk test-gpu 2>&1 | tee "$out/test-gpu.log" | grep -v '^=\+ \(COMPUTE\|ERROR SUMMARY: 0\)' | tail -40
-./gpufilt bench ${BENCH:-} 2>&1 | tee "$out/bench.log"
-./gpufilt bench mean --json --reps 5 >"$out/bench.json" 2>&1
-
-./gpufilt samples/astronaut.png -o /tmp/astro.pgm -q
-python3 bench/large_photo.py /tmp/astro.pgm 5120 2880 /tmp/big.pgm
-./gpufilt /tmp/big.pgm --mean 5 --mean 5 -o /tmp/big.png -q
-for i in 1 2 3; do ./gpufilt /tmp/big.png -o /tmp/big-out.png --mean 5 2>&1; done | tee "$out/e2e.log" | tail -12
+[ $# -gt 0 ] || set -- test-gpu bench
+for step; do
+	t0=$(date +%s)
+	echo "=== $step"
+	case $step in
+	test-gpu) $mk test-gpu >"$out/test-gpu.log" 2>&1
+		echo "test-gpu exit $?"
+		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|ERROR SUMMARY: [1-9]' "$out/test-gpu.log" | head -40 ;;
+	bench) ./gpufilt bench 2>&1 | tee "$out/bench.log" ;;
+	cpu) sh bench/cpu_vs_opencv.sh 2>&1 | tee "$out/cpu.log" ;;
+	oneoff) sh bench/oneoff_bench.sh 2>&1 | tee "$out/oneoff.log" ;;
+	batch) sh bench/batch_bench.sh "${BATCH_N:-2000}" 2>&1 | tee "$out/batch.log" ;;
+	*) echo "unknown step $step" ;;
+	esac
+	echo "=== $step: $(($(date +%s) - t0)) s"
+done

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""make_photos.py OUTDIR N W H SUBSAMPLING QUALITY - N distinct JPEG colour
-photos of W x H for the batch benchmarks: each is a different crop, mirror
-and brightness of one of the sample photos, resized by Pillow (bicubic) and
-saved with chroma subsampling 444, 422 or 420 at QUALITY. Run from the
-repository root. Needs Pillow."""
+"""make_photos.py OUTDIR N W H SUBSAMPLING QUALITY [FIRST] - N distinct JPEG
+colour photos of W x H for the batch benchmarks, numbered from FIRST (0):
+photo i is a crop, mirror and brightness of a sample photo drawn from a
+generator seeded with i, resized by Pillow (bicubic) and saved with chroma
+subsampling 444, 422 or 420 at QUALITY; so parts made by several processes
+make the same set as one. Run from the repository root. Needs Pillow."""
 import glob
 import os
 import random
@@ -16,11 +17,12 @@ def main():
     out, n, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     sub = {"444": 0, "422": 1, "420": 2}[sys.argv[5]]
     quality = int(sys.argv[6])
+    first = int(sys.argv[7]) if len(sys.argv) > 7 else 0
     os.makedirs(out, exist_ok=True)
     srcs = [Image.open(p).convert("RGB")
             for p in sorted(glob.glob("samples/*.png") + glob.glob("samples/*.jpg"))]
-    rng = random.Random(1)
-    for i in range(n):
+    for i in range(first, first + n):
+        rng = random.Random(i)
         im = srcs[i % len(srcs)]
         cw = int(im.width * rng.uniform(0.6, 1.0))
         ch = int(im.height * rng.uniform(0.6, 1.0))

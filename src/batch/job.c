@@ -394,6 +394,7 @@ int gf_job_run(gf_worker *w, gf_item *it)
             gf_stage_out_size(&pl.stages[s], rep->out_width, rep->out_height, &rep->out_width,
                               &rep->out_height);
         gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
+        rep->done_ms = gf_now_ms() - gf_process_t0;
         if (p->timings == GF_TIMINGS_JSON)
             json = gf_report_json(rep);
         if (rc == 0)

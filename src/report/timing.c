@@ -1,6 +1,8 @@
 /* timing.c - the per-file timing report (timing.h). */
 #include "timing.h"
 
+#include "json.h"
+
 #include <string.h>
 
 static const char *const compare_words[] = {"reference", "MISMATCH", "match"};
@@ -59,6 +61,8 @@ json_t *gf_report_json(const gf_report *r)
         return NULL;
     if (r->why[0])
         json_object_set_new(j, "backend_reason", json_string(r->why));
+    if (r->done_ms > 0)
+        json_object_set_new(j, "done_ms", gf_json_real(r->done_ms, 3));
     json_object_set_new(j, "steps", gf_table_json(&r->steps, step_cols, NCOLS(step_cols)));
     if (r->compare.n) {
         memcpy(cols, compare_cols, sizeof cols);

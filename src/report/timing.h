@@ -18,6 +18,7 @@ typedef struct gf_report {
     const char *backend;       /* "cuda" or "cpu" */
     char device[128];          /* GPU name, or "" */
     char why[192];             /* why this backend ran, or "" */
+    double done_ms;            /* when the file was done, ms since the process started */
     gf_table steps;
     gf_table compare;
 } gf_report;
