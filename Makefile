@@ -13,7 +13,7 @@ GF_CFLAGS = -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(OMP) $(SAN) -D_GNU_SOU
 # nvJPEG (GPU JPEG decoding) where the toolkit has its header; loaded at run time.
 NVJPEG ?= $(if $(wildcard $(CUDA_HOME)/include/nvjpeg.h),1,0)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 -DGF_HAVE_NVJPEG=$(NVJPEG) \
-               $(DEP_CFLAGS) $(NVCCFLAGS)
+               -DGF_CUDA_LIBDIR='"$(CUDA_LIBDIR)"' $(DEP_CFLAGS) $(NVCCFLAGS)
 GF_LDLIBS = $(DEP_LDFLAGS) -lspng -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lz -ldl -lpthread -lm \
             $(OMP) $(SAN) $(LDFLAGS)
 

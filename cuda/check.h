@@ -16,4 +16,15 @@
                           __LINE__, cudaGetErrorName(gf_e_), cudaGetErrorString(gf_e_));      \
     } while (0)
 
+/* The current device's multiprocessor count into *sms, asked of CUDA once
+ * per device (gpufilt's kernels run on one device per process). Returns 0
+ * or GF_EINTERNAL. */
+int gf_cuda_sms(int *sms);
+
+/* Into *blocks, the blocks of `threads` threads and `smem` bytes of dynamic
+ * shared memory that `kernel` keeps resident on the whole current device at
+ * once (at least 1); asked of CUDA once per kernel and shape. Returns 0 or
+ * GF_EINTERNAL. */
+int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks);
+
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <pthread.h>
+
 #include "check.h"
 
 #include "../src/gpu.h"
@@ -128,6 +130,10 @@ extern "C" int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes)
     GF_CUDA_CHECK(cudaSetDevice(g->device));
     GF_CUDA_CHECK(cudaMalloc((void **)&d->data, bytes));
     d->capacity = bytes;
+    /* Vector kernels read whole 16-byte vectors, so a row's padding past
+     * its width is read (never used): zero it once, so no byte is read
+     * before it is written. */
+    GF_CUDA_CHECK(cudaMemsetAsync(d->data, 0, bytes, g->stream));
     return 0;
 }
 
@@ -334,4 +340,61 @@ extern "C" void gf_gpu_versions(char *driver, size_t dn, char *runtime, size_t r
     else
         snprintf(driver, dn, "CUDA %d.%d", d / 1000, d % 1000 / 10);
     snprintf(runtime, rn, "%d.%d", r / 1000, r % 1000 / 10);
+}
+
+/* Cached device queries (check.h): a few entries, filled under a lock. */
+static pthread_mutex_t query_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int gf_cuda_sms(int *sms)
+{
+    static int cached_dev = -1, cached_sms;
+    int dev, rc = 0;
+
+    GF_CUDA_CHECK(cudaGetDevice(&dev));
+    pthread_mutex_lock(&query_lock);
+    if (cached_dev != dev) {
+        cudaError_t e = cudaDeviceGetAttribute(&cached_sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess)
+            cached_dev = dev;
+        else
+            rc = gf_err(GF_EINTERNAL, NULL, "CUDA error: %s", cudaGetErrorString(e));
+    }
+    *sms = cached_sms;
+    pthread_mutex_unlock(&query_lock);
+    return rc;
+}
+
+int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks)
+{
+    enum { N = 16 };
+    static struct {
+        const void *kernel;
+        int threads, dev, per_sm;
+        size_t smem;
+    } cache[N];
+    static int n;
+    int dev, sms, per_sm = -1, rc;
+
+    if ((rc = gf_cuda_sms(&sms)))
+        return rc;
+    GF_CUDA_CHECK(cudaGetDevice(&dev));
+    pthread_mutex_lock(&query_lock);
+    for (int i = 0; i < n; i++)
+        if (cache[i].kernel == kernel && cache[i].threads == threads && cache[i].smem == smem &&
+            cache[i].dev == dev)
+            per_sm = cache[i].per_sm;
+    pthread_mutex_unlock(&query_lock);
+    if (per_sm < 0) {
+        GF_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+        pthread_mutex_lock(&query_lock);
+        if (n < N) {
+            cache[n].kernel = kernel, cache[n].threads = threads, cache[n].smem = smem;
+            cache[n].dev = dev, cache[n].per_sm = per_sm;
+            n++;
+        }
+        pthread_mutex_unlock(&query_lock);
+    }
+    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+    return 0;
 }

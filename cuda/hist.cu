@@ -137,21 +137,107 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
 }
 
-enum { HIST_GLOBAL, HIST_SHARED, HIST_WARP };
+/* hist_thread_kernel: no atomics while counting. Each thread keeps its own
+ * 256 16-bit counters in shared memory, bin a of thread t at halfword a/128
+ * of word (a%128)*THREAD_THREADS + t: lane t always hits bank t % 32,
+ * whatever the values, so equal pixels cost no more than random ones. Two
+ * pixels go in per step (both counters read, then both written, +2 when they
+ * are the same bin). A thread counts at most 65535 pixels (the grid grows
+ * to see to it); at the end each thread sums one row of counters, 2 bins,
+ * over the block's threads and adds them to the result atomically. */
+#define THREAD_THREADS 128
+#define THREAD_SMEM (256 * 2 * THREAD_THREADS) /* 64 KB */
 
-/* Blocks of `threads` that fill the GPU once, at most `want`. */
-static int resident_blocks(const void *kernel, int threads, int want, int *blocks)
+/* Byte offset of bin a in thread 0's counters: 512*(a%128) + 2*(a/128). */
+__device__ __forceinline__ unsigned bin_offset(unsigned a)
 {
-    int dev, sms, per_sm;
+    return a * 512u - (a >> 7) * 65534u;
+}
 
-    GF_CUDA_CHECK(cudaGetDevice(&dev));
-    GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    GF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+__device__ __forceinline__ void count_pair(unsigned char *mine, unsigned a, unsigned b)
+{
+    unsigned short *pa = (unsigned short *)(mine + bin_offset(a));
+    unsigned short *pb = (unsigned short *)(mine + bin_offset(b));
+    const unsigned va = *pa, vb = *pb, inc = 1u + (a == b);
+    *pa = (unsigned short)(va + inc);
+    *pb = (unsigned short)(vb + inc); /* the same counter when a == b: va + 2 */
+}
+
+__device__ __forceinline__ void count_word(unsigned char *mine, unsigned v)
+{
+    count_pair(mine, __byte_perm(v, 0, 0x4440), __byte_perm(v, 0, 0x4441));
+    count_pair(mine, __byte_perm(v, 0, 0x4442), __byte_perm(v, 0, 0x4443));
+}
+
+__global__ void __launch_bounds__(THREAD_THREADS)
+    hist_thread_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+                       unsigned *__restrict__ hist)
+{
+    extern __shared__ unsigned counters[]; /* THREAD_SMEM bytes */
+    const int t = threadIdx.x, lane = t % 32, warps = gridDim.x * (THREAD_THREADS / 32);
+    const int vecs = w / 16;
+    unsigned char *mine = (unsigned char *)counters + 4 * t;
+
+    for (int i = t; i < THREAD_SMEM / 4; i += THREAD_THREADS)
+        counters[i] = 0;
+    __syncthreads();
+    for (int y = blockIdx.x * (THREAD_THREADS / 32) + t / 32; y < h; y += warps) {
+        const unsigned char *row = in + (size_t)y * pitch;
+        for (int base = 0; base < vecs; base += 64) {
+            const int k0 = base + lane, k1 = k0 + 32;
+            const uint4 v0 = k0 < vecs ? __ldg((const uint4 *)(row + 16 * k0)) : make_uint4(0, 0, 0, 0);
+            const uint4 v1 = k1 < vecs ? __ldg((const uint4 *)(row + 16 * k1)) : make_uint4(0, 0, 0, 0);
+            if (k0 < vecs) {
+                count_word(mine, v0.x), count_word(mine, v0.y);
+                count_word(mine, v0.z), count_word(mine, v0.w);
+            }
+            if (k1 < vecs) {
+                count_word(mine, v1.x), count_word(mine, v1.y);
+                count_word(mine, v1.z), count_word(mine, v1.w);
+            }
+        }
+        if (16 * vecs + lane < w) { /* at most 15 bytes left */
+            unsigned short *p = (unsigned short *)(mine + bin_offset(row[16 * vecs + lane]));
+            *p = (unsigned short)(*p + 1u);
+        }
+    }
+    __syncthreads();
+    /* thread t: bins t (low halves) and t+128 (high halves) of word row t,
+     * read from column (j + t) % THREAD_THREADS so a warp's reads meet in
+     * no bank */
+    unsigned lo = 0, hi = 0;
+    for (int j = 0; j < THREAD_THREADS; j++) {
+        const unsigned v = counters[t * THREAD_THREADS + (j + t) % THREAD_THREADS];
+        lo += v & 0xffffu;
+        hi += v >> 16;
+    }
+    if (lo)
+        atomicAdd(&hist[t], lo);
+    if (hi)
+        atomicAdd(&hist[t + 128], hi);
+}
+
+enum { HIST_GLOBAL, HIST_SHARED, HIST_WARP, HIST_THREAD };
+
+/* Blocks of `threads` (smem bytes of dynamic shared memory) that fill the
+ * GPU once, at most `want`. */
+static int resident_blocks(const void *kernel, int threads, size_t smem, int want, int *blocks)
+{
+    int rc = gf_cuda_resident(kernel, threads, smem, blocks);
+
     if (*blocks > want)
         *blocks = want;
     if (*blocks < 1)
         *blocks = 1;
+    return rc;
+}
+
+/* hist_thread_kernel's 64 KB of shared memory, allowed once per process. */
+static int thread_kernel_ready(void)
+{
+    static const cudaError_t e = cudaFuncSetAttribute(
+        hist_thread_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, THREAD_SMEM);
+    GF_CUDA_CHECK(e);
     return 0;
 }
 
@@ -165,17 +251,31 @@ static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStrea
         hist_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(in->data, w, h, in->pitch,
                                                                        hist);
     } else if (variant == HIST_SHARED) {
-        int dev, sms;
-        GF_CUDA_CHECK(cudaGetDevice(&dev));
-        GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        int sms, rc;
+        if ((rc = gf_cuda_sms(&sms)))
+            return rc;
         const int blocks = h < sms * BLOCKS_PER_SM ? h : sms * BLOCKS_PER_SM;
         hist_shared_kernel<<<blocks, SHARED_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
-    } else {
+    } else if (variant == HIST_WARP) {
         int blocks = 1, rc;
-        if ((rc = resident_blocks((const void *)hist_warp_kernel, WARP_THREADS,
+        if ((rc = resident_blocks((const void *)hist_warp_kernel, WARP_THREADS, 0,
                                   (h + WARP_WARPS - 1) / WARP_WARPS, &blocks)))
             return rc;
         hist_warp_kernel<<<blocks, WARP_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
+    } else {
+        /* rows per warp such that no thread counts more than 65535 pixels */
+        const long per_row = 16L * ((w / 16 + 31) / 32) + 1;
+        const long rows_per_warp = 65535 / per_row > 0 ? 65535 / per_row : 1;
+        const long need = (h + rows_per_warp - 1) / rows_per_warp / (THREAD_THREADS / 32) + 1;
+        int blocks = 1, rc;
+        if ((rc = thread_kernel_ready()) ||
+            (rc = resident_blocks((const void *)hist_thread_kernel, THREAD_THREADS, THREAD_SMEM,
+                                  (h + 3) / 4, &blocks)))
+            return rc;
+        if (blocks < need)
+            blocks = (int)need;
+        hist_thread_kernel<<<blocks, THREAD_THREADS, THREAD_SMEM, st>>>(in->data, w, h, in->pitch,
+                                                                       hist);
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
@@ -202,7 +302,14 @@ extern "C" int gf_hist_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dima
     return hist_cuda(in, (unsigned *)(void *)out->data, HIST_WARP, (cudaStream_t)stream);
 }
 
+extern "C" int gf_hist_thread_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                   void *stream)
+{
+    (void)s;
+    return hist_cuda(in, (unsigned *)(void *)out->data, HIST_THREAD, (cudaStream_t)stream);
+}
+
 extern "C" int gf_hist_device(const gf_dimage *in, unsigned *bins, void *stream)
 {
-    return hist_cuda(in, bins, HIST_WARP, (cudaStream_t)stream);
+    return hist_cuda(in, bins, HIST_THREAD, (cudaStream_t)stream);
 }

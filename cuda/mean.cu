@@ -44,28 +44,38 @@ __device__ __forceinline__ unsigned padded(const unsigned char *in, size_t pitch
     return (xx < 0 || yy < 0) ? (unsigned)b.value : in[(size_t)yy * pitch + xx];
 }
 
+/* The rounded mean at (x, y) of the padded image: direct reads inside,
+ * through the border mode near the edges. */
+template <int R>
+__device__ __forceinline__ unsigned char mean_at(const unsigned char *__restrict__ in,
+                                                 size_t pitch, int x, int y, int w, int h,
+                                                 gf_border b)
+{
+    unsigned s = 0;
+
+    if (x >= R && x < w - R && y >= R && y < h - R) {
+#pragma unroll
+        for (int dy = -R; dy <= R; dy++)
+#pragma unroll
+            for (int dx = -R; dx <= R; dx++)
+                s += in[(size_t)(y + dy) * pitch + x + dx];
+    } else {
+        for (int dy = -R; dy <= R; dy++)
+            for (int dx = -R; dx <= R; dx++)
+                s += padded(in, pitch, x + dx, y + dy, w, h, b);
+    }
+    return round_mean<R>(s);
+}
+
 template <int R>
 __global__ void mean_global_kernel(const unsigned char *__restrict__ in,
                                    unsigned char *__restrict__ out, int w, int h,
                                    size_t ipitch, size_t opitch, gf_border b)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    unsigned s = 0;
 
-    if (x >= w)
-        return;
-    if (x >= R && x < w - R && y >= R && y < h - R) {
-#pragma unroll
-        for (int dy = -R; dy <= R; dy++)
-#pragma unroll
-            for (int dx = -R; dx <= R; dx++)
-                s += in[(size_t)(y + dy) * ipitch + x + dx];
-    } else {
-        for (int dy = -R; dy <= R; dy++)
-            for (int dx = -R; dx <= R; dx++)
-                s += padded(in, ipitch, x + dx, y + dy, w, h, b);
-    }
-    out[(size_t)y * opitch + x] = round_mean<R>(s);
+    if (x < w)
+        out[(size_t)y * opitch + x] = mean_at<R>(in, ipitch, x, y, w, h, b);
 }
 
 template <int R>
@@ -184,7 +194,10 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
  * strip WARP_COLS pixels wide and T rows tall: lane l in 1..30 owns the 16
  * columns from x0 = strip + 16 (l - 1), reads them as one 16-byte load per
  * row and takes the 4 bytes on either side from its neighbours by shuffle;
- * lanes 0 and 31 only load, for their neighbours. Rows go down through
+ * lanes 0 and 31 only load, for their neighbours. Lanes store only where
+ * the whole window lies inside the image's columns (16 <= x0, x0 + 16 + R
+ * <= w); the columns left and right of those, at most 16 + 15 + R of them,
+ * go to the grid's first blocks, a thread a pixel (mean_at). Rows go down through
  * registers: each input row is loaded PREFETCH rows ahead, summed
  * horizontally once, and kept for the K output rows that need it.
  *
@@ -242,46 +255,34 @@ __device__ __forceinline__ uint4 load16(const unsigned char *__restrict__ in, si
     return __ldg((const uint4 *)(in + (size_t)row * pitch + x0));
 }
 
-/* Bytes x0-4 .. x0+19 of source row `row` through the border mode, as 6
- * words: for the lanes at the image's left and right edges. */
-struct words6 {
-    unsigned w[6];
-};
-
-__device__ __noinline__ words6 gather24(const unsigned char *__restrict__ in, size_t pitch,
-                                        int row, int x0, int w, gf_border b)
-{
-    words6 wd;
-#pragma unroll
-    for (int k = 0; k < 6; k++) {
-        unsigned v = 0;
-        for (int q = 0; q < 4; q++) {
-            const int xx = gf_border_index(x0 - 4 + 4 * k + q, w, b.mode);
-            const unsigned c =
-                row < 0 || xx < 0 ? (unsigned)b.value : in[(size_t)row * pitch + xx];
-            v |= c << (8 * q);
-        }
-        wd.w[k] = v;
-    }
-    return wd;
-}
-
 template <int R, int T>
 __global__ void __launch_bounds__(WARP_THREADS)
     mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
-                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x)
+                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
+                     int edge_blocks, int xr)
 {
     constexpr int K = 2 * R + 1, NR = T + 2 * R;
+
+    if ((int)blockIdx.x < edge_blocks) {
+        /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1, a thread a pixel */
+        const int left = min(16, w), right = w - max(16, xr), cols = left + right;
+        const long i = (long)blockIdx.x * WARP_THREADS + threadIdx.x;
+        if (i < (long)cols * h) {
+            const int y = (int)(i / cols), c = (int)(i % cols);
+            const int x = c < left ? c : w - right + (c - left);
+            out[(size_t)y * opitch + x] = mean_at<R>(in, ipitch, x, y, w, h, b);
+        }
+        return;
+    }
     const int lane = threadIdx.x % 32;
-    const int warp = (blockIdx.x * WARP_THREADS + threadIdx.x) / 32;
+    const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
     const int y0 = warp / strips_x * T, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
     const unsigned splat = (unsigned)b.value * 0x01010101u;
 
     if (y0 >= h)
         return; /* the whole warp */
     const bool loads = x0 >= 0 && x0 < w;
-    const bool stores = lane >= 1 && lane <= 30 && x0 < w;
-    const bool edge = stores && (x0 == 0 || x0 + 16 + R > w);
+    const bool stores = lane >= 1 && lane <= 30 && x0 >= 16 && x0 + 16 + R <= w;
     uint4 ahead[PREFETCH];
     unsigned he[K][4], ho[K][4]; /* packed horizontal sums of the last K rows */
 
@@ -294,14 +295,8 @@ __global__ void __launch_bounds__(WARP_THREADS)
         if (r + PREFETCH < NR)
             ahead[r % PREFETCH] =
                 load16(in, ipitch, source_row(y0 - R + r + PREFETCH, h, b), x0, loads, splat);
-        unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
-                          __shfl_down_sync(0xffffffffu, v.x, 1)};
-        if (edge) {
-            const words6 g = gather24(in, ipitch, source_row(y0 - R + r, h, b), x0, w, b);
-#pragma unroll
-            for (int k = 0; k < 6; k++)
-                wd[k] = g.w[k];
-        }
+        const unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
+                                __shfl_down_sync(0xffffffffu, v.x, 1)};
 #pragma unroll
         for (int g = 0; g < 4; g++) {
             unsigned e[2 * R + 2]; /* E(T_d) for d = -R .. R+1 */
@@ -331,17 +326,8 @@ __global__ void __launch_bounds__(WARP_THREADS)
                 se += he[k][g], so += ho[k][g];
             res[g] = round_word<R>(se, so);
         }
-        if (!stores || y >= h)
-            continue;
-        unsigned char *o = out + (size_t)y * opitch + x0;
-        if (x0 + 16 <= w) {
-            *(uint4 *)o = make_uint4(res[0], res[1], res[2], res[3]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < 16; k++)
-                if (x0 + k < w)
-                    o[k] = (res[k / 4] >> (8 * (k % 4))) & 0xffu;
-        }
+        if (stores && y < h)
+            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(res[0], res[1], res[2], res[3]);
     }
 }
 
@@ -349,21 +335,25 @@ template <int R, int T>
 static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, int strips_x,
                         cudaStream_t st)
 {
-    const long warps = (long)strips_x * ((in->height + T - 1) / T);
-    const long blocks = (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    const int w = in->width, h = in->height;
+    const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
+    const long edge_px = (long)(min(16, w) + w - max(16, xr)) * h;
+    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
+    const long warps = xr > 16 ? (long)strips_x * ((h + T - 1) / T) : 0;
+    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
     mean_warp_kernel<R, T><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, in->width, in->height, in->pitch, out->pitch, b, strips_x);
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
 }
 
 /* T: 32 rows a strip where that still gives 8 warps per SM, else 8. */
 template <int R>
 static int launch_warp_any(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
 {
-    int dev, sms;
     const int strips_x = (in->width + WARP_COLS - 1) / WARP_COLS;
+    int sms, rc;
 
-    GF_CUDA_CHECK(cudaGetDevice(&dev));
-    GF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if ((rc = gf_cuda_sms(&sms)))
+        return rc;
     if ((long)strips_x * ((in->height + 31) / 32) >= 8L * sms)
         launch_warp<R, 32>(in, out, b, strips_x, st);
     else

@@ -4,6 +4,7 @@
  * to be built (GF_HAVE_NVJPEG=0 without the toolkit's nvjpeg.h: every call
  * here says nvJPEG is unavailable). The decoding follows NVIDIA's
  * CUDALibrarySamples nvJPEG-Decoder (hardware backend, batched). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +37,23 @@ NVJPEG_FUNCTIONS(POINTER)
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded;
 
+#ifndef GF_CUDA_LIBDIR
+#define GF_CUDA_LIBDIR "/usr/local/cuda/lib64"
+#endif
+static char load_error[160];
+
+/* The library by its soname (the loader's path), else from the toolkit
+ * gpufilt was built with, whose lib folder is often not on that path. */
 static void load(void)
 {
-    void *h = dlopen("libnvjpeg.so.13", RTLD_NOW | RTLD_LOCAL);
+    static const char *const names[] = {"libnvjpeg.so.13", GF_CUDA_LIBDIR "/libnvjpeg.so.13",
+                                        "libnvjpeg.so"};
+    void *h = NULL;
     int ok;
 
-    if (!h)
-        h = dlopen("libnvjpeg.so", RTLD_NOW | RTLD_LOCAL);
+    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++)
+        if (!(h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) && i == 0)
+            snprintf(load_error, sizeof load_error, "%s", dlerror());
     ok = h != NULL;
 #define RESOLVE(f) ok = ok && (*(void **)&p_##f = dlsym(h, #f)) != NULL;
     NVJPEG_FUNCTIONS(RESOLVE)
@@ -67,7 +78,8 @@ extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
     *out = NULL;
     pthread_once(&load_once, load);
     if (!loaded)
-        return gf_err(GF_ENOGPU, NULL, "nvJPEG is not installed (libnvjpeg.so.13)");
+        return gf_err(GF_ENOGPU, NULL, "nvJPEG is not installed (%s)",
+                      load_error[0] ? load_error : "libnvjpeg.so.13 lacks a function");
     j = (gf_jpeg_gpu *)calloc(1, sizeof *j);
     if (!j)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");

@@ -59,33 +59,76 @@ __global__ void threshold_vector_kernel(const unsigned char *__restrict__ in,
     }
 }
 
-/* Otsu's t of bins into *t_out: thread v scores the split after value v
- * (prefix sums by a Hillis-Steele scan), then a tree reduction keeps the
- * highest score, the smaller t on ties: gf_otsu's answer. */
+/* Otsu's t of bins into *t_out, gf_otsu's answer. Thread v takes the split
+ * after value v: prefix sums by warp shuffles, then its score in double
+ * from the exact difference s0*N - S*w0 (128-bit integers, so no
+ * cancellation); the block's highest score M. Every split within 1e-9 of M
+ * is a candidate (a double is within 1e-15 of the exact score, so the exact
+ * maximum is among them), less those whose bin v is empty (the split at v-1
+ * is the same, and smaller). One candidate is the answer; several (true
+ * ties, or scores closer than 1e-9) go through the exact 256-bit comparison
+ * of src/otsu.h, the smaller t winning ties. */
+__device__ __forceinline__ double warp_max(double x)
+{
+    for (int off = 16; off; off /= 2)
+        x = fmax(x, __shfl_xor_sync(0xffffffffu, x, off));
+    return x;
+}
+
 __global__ void __launch_bounds__(OTSU_THREADS)
     threshold_otsu_kernel(const unsigned *__restrict__ bins, int *t_out)
 {
-    __shared__ unsigned long long w[OTSU_THREADS], s[OTSU_THREADS];
+    constexpr int WARPS = OTSU_THREADS / 32;
+    __shared__ unsigned long long wsum[WARPS], ssum[WARPS];
+    __shared__ double wmax[WARPS];
     __shared__ gf_u256 num[OTSU_THREADS], den[OTSU_THREADS];
     __shared__ int idx[OTSU_THREADS];
-    const int v = threadIdx.x;
+    const int v = threadIdx.x, lane = v % 32, wp = v / 32;
+    unsigned long long w = bins[v], s = (unsigned long long)v * bins[v];
 
-    w[v] = bins[v];
-    s[v] = (unsigned long long)v * bins[v];
-    __syncthreads();
-    for (int off = 1; off < OTSU_THREADS; off *= 2) {
-        unsigned long long aw = v >= off ? w[v - off] : 0, as = v >= off ? s[v - off] : 0;
-        __syncthreads();
-        w[v] += aw;
-        s[v] += as;
-        __syncthreads();
+    for (int off = 1; off < 32; off *= 2) {
+        const unsigned long long aw = __shfl_up_sync(0xffffffffu, w, off);
+        const unsigned long long as = __shfl_up_sync(0xffffffffu, s, off);
+        if (lane >= off)
+            w += aw, s += as;
     }
-    const unsigned long long n = w[OTSU_THREADS - 1], total = s[OTSU_THREADS - 1];
-    gf_u256 nu, de;
-    int ok = v < 255 && gf_otsu_score(n, total, w[v], s[v], &nu, &de);
+    if (lane == 31)
+        wsum[wp] = w, ssum[wp] = s;
+    __syncthreads();
+    unsigned long long n = 0, total = 0;
+    for (int k = 0; k < WARPS; k++) {
+        if (k < wp)
+            w += wsum[k], s += ssum[k];
+        n += wsum[k], total += ssum[k];
+    }
+    const bool ok = v < 255 && w != 0 && w != n;
+    double score = -1.0;
+    if (ok) {
+        const unsigned __int128 a = (unsigned __int128)s * n, b = (unsigned __int128)total * w;
+        const double d = (double)(a >= b ? a - b : b - a);
+        score = d * d / ((double)w * (double)(n - w));
+    }
+    double m = warp_max(score);
+    if (lane == 0)
+        wmax[wp] = m;
+    __syncthreads();
+    for (int k = 0; k < WARPS; k++)
+        m = fmax(m, wmax[k]);
+    const bool cand = ok && score >= m * (1.0 - 1e-9) && (v == 0 || bins[v] != 0);
+    const int ncand = __syncthreads_count(cand);
+    if (ncand <= 1) {
+        if (cand)
+            *t_out = v;
+        else if (ncand == 0 && v == 0)
+            *t_out = 0; /* no split separates the pixels */
+        return;
+    }
+    gf_u256 nu = gf_u256_from(0), de = gf_u256_from(1);
+    if (cand)
+        gf_otsu_score(n, total, w, s, &nu, &de);
     num[v] = nu;
     den[v] = de;
-    idx[v] = ok ? v : -1;
+    idx[v] = cand ? v : -1;
     __syncthreads();
     for (int half = OTSU_THREADS / 2; half > 0; half /= 2) {
         if (v < half) {

@@ -100,14 +100,20 @@ int main(int argc, char **argv)
         check_all(&img, what);
         gf_image_free(&img);
     }
-    /* histograms punish atomics on flat data: constant and two-valued images */
-    for (int i = 0; i < 2; i++) {
+    /* histograms punish atomics on flat data: constant and two-valued
+     * images; three values in equal counts tie Otsu's scores exactly at two
+     * different splits (the exact comparison's path) */
+    for (int i = 0; i < 3; i++) {
+        static const char *const kinds[] = {"constant", "two-valued", "three-valued"};
+        static const unsigned char three[] = {10, 20, 30};
         gf_image img;
-        int w = is_small ? 301 : 4001, h = is_small ? 77 : 999;
+        int w = is_small ? 301 : 4001, h = is_small ? 78 : 999;
         random_image(&img, w, h);
         for (size_t p = 0; p < (size_t)w * h; p++)
-            img.data[p] = i == 0 ? 200 : (img.data[p] & 1 ? 3 : 250);
-        snprintf(what, sizeof what, "%s %dx%d", i == 0 ? "constant" : "two-valued", w, h);
+            img.data[p] = i == 0   ? 200
+                          : i == 1 ? (img.data[p] & 1 ? 3 : 250)
+                                   : three[p % 3];
+        snprintf(what, sizeof what, "%s %dx%d", kinds[i], w, h);
         check_all(&img, what);
         gf_image_free(&img);
     }
