@@ -68,6 +68,15 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
         gf_gpu_close(g);
         return gf_err(GF_EINTERNAL, NULL, "CUDA stream or event creation failed");
     }
+    {
+        /* Stage launchers take small scratch with cudaMallocAsync: keep the
+         * pool's memory across synchronisations instead of mapping it anew
+         * for every call. */
+        cudaMemPool_t pool;
+        uint64_t keep = 64ull << 20;
+        if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
     __atomic_store_n(&opened, 1, __ATOMIC_RELEASE);
     *out = g;
     return 0;

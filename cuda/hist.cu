@@ -137,36 +137,30 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
 }
 
-/* hist_thread_kernel: no atomics while counting. Each thread keeps its own
- * 256 16-bit counters in shared memory, bin a of thread t at halfword a/128
- * of word (a%128)*THREAD_THREADS + t: lane t always hits bank t % 32,
- * whatever the values, so equal pixels cost no more than random ones. Two
- * pixels go in per step (both counters read, then both written, +2 when they
- * are the same bin). A thread counts at most 65535 pixels (the grid grows
- * to see to it); at the end each thread sums one row of counters, 2 bins,
- * over the block's threads and adds them to the result atomically. */
+/* hist_thread_kernel: a histogram per thread, so no two lanes ever meet on
+ * a counter or a bank. Thread t's 256 counters are 16-bit halves of 128
+ * words in shared memory, bin a at half a/128 of word (a%128)*32 + lane of
+ * its warp's 16 KB: lane l always hits bank l, whatever the values, so
+ * equal pixels cost no more than random ones. A pixel is one shared atomic
+ * add of 1 or 65536 whose result is not read: the adds of one thread do not
+ * wait for each other. A thread counts at most 65535 pixels (the grid grows
+ * to see to it); at the end thread t sums bins t and t+128 over the block's
+ * threads and adds them to the result atomically. */
 #define THREAD_THREADS 128
-#define THREAD_SMEM (256 * 2 * THREAD_THREADS) /* 64 KB */
+#define THREAD_WARPS (THREAD_THREADS / 32)
+#define THREAD_SMEM (THREAD_WARPS * 128 * 32 * 4) /* 64 KB */
 
-/* Byte offset of bin a in thread 0's counters: 512*(a%128) + 2*(a/128). */
-__device__ __forceinline__ unsigned bin_offset(unsigned a)
+__device__ __forceinline__ void count_byte(unsigned *mine, unsigned a)
 {
-    return a * 512u - (a >> 7) * 65534u;
+    atomicAdd(&mine[(a & 127u) * 32u], 1u + (a >> 7) * 65535u);
 }
 
-__device__ __forceinline__ void count_pair(unsigned char *mine, unsigned a, unsigned b)
+__device__ __forceinline__ void count_word(unsigned *mine, unsigned v)
 {
-    unsigned short *pa = (unsigned short *)(mine + bin_offset(a));
-    unsigned short *pb = (unsigned short *)(mine + bin_offset(b));
-    const unsigned va = *pa, vb = *pb, inc = 1u + (a == b);
-    *pa = (unsigned short)(va + inc);
-    *pb = (unsigned short)(vb + inc); /* the same counter when a == b: va + 2 */
-}
-
-__device__ __forceinline__ void count_word(unsigned char *mine, unsigned v)
-{
-    count_pair(mine, __byte_perm(v, 0, 0x4440), __byte_perm(v, 0, 0x4441));
-    count_pair(mine, __byte_perm(v, 0, 0x4442), __byte_perm(v, 0, 0x4443));
+    count_byte(mine, __byte_perm(v, 0, 0x4440));
+    count_byte(mine, __byte_perm(v, 0, 0x4441));
+    count_byte(mine, __byte_perm(v, 0, 0x4442));
+    count_byte(mine, __byte_perm(v, 0, 0x4443));
 }
 
 __global__ void __launch_bounds__(THREAD_THREADS)
@@ -174,43 +168,43 @@ __global__ void __launch_bounds__(THREAD_THREADS)
                        unsigned *__restrict__ hist)
 {
     extern __shared__ unsigned counters[]; /* THREAD_SMEM bytes */
-    const int t = threadIdx.x, lane = t % 32, warps = gridDim.x * (THREAD_THREADS / 32);
+    const int t = threadIdx.x, lane = t % 32, warps = gridDim.x * THREAD_WARPS;
     const int vecs = w / 16;
-    unsigned char *mine = (unsigned char *)counters + 4 * t;
+    unsigned *mine = counters + (t / 32) * 4096 + lane;
 
     for (int i = t; i < THREAD_SMEM / 4; i += THREAD_THREADS)
         counters[i] = 0;
     __syncthreads();
-    for (int y = blockIdx.x * (THREAD_THREADS / 32) + t / 32; y < h; y += warps) {
+    for (int y = blockIdx.x * THREAD_WARPS + t / 32; y < h; y += warps) {
         const unsigned char *row = in + (size_t)y * pitch;
-        for (int base = 0; base < vecs; base += 64) {
-            const int k0 = base + lane, k1 = k0 + 32;
-            const uint4 v0 = k0 < vecs ? __ldg((const uint4 *)(row + 16 * k0)) : make_uint4(0, 0, 0, 0);
-            const uint4 v1 = k1 < vecs ? __ldg((const uint4 *)(row + 16 * k1)) : make_uint4(0, 0, 0, 0);
-            if (k0 < vecs) {
-                count_word(mine, v0.x), count_word(mine, v0.y);
-                count_word(mine, v0.z), count_word(mine, v0.w);
+        for (int base = 0; base < vecs; base += 128) {
+            uint4 v[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const int k = base + lane + 32 * q;
+                v[q] = k < vecs ? __ldg((const uint4 *)(row + 16 * k)) : make_uint4(0, 0, 0, 0);
             }
-            if (k1 < vecs) {
-                count_word(mine, v1.x), count_word(mine, v1.y);
-                count_word(mine, v1.z), count_word(mine, v1.w);
-            }
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                if (base + lane + 32 * q < vecs) {
+                    count_word(mine, v[q].x), count_word(mine, v[q].y);
+                    count_word(mine, v[q].z), count_word(mine, v[q].w);
+                }
         }
-        if (16 * vecs + lane < w) { /* at most 15 bytes left */
-            unsigned short *p = (unsigned short *)(mine + bin_offset(row[16 * vecs + lane]));
-            *p = (unsigned short)(*p + 1u);
-        }
+        if (16 * vecs + lane < w) /* at most 15 bytes left */
+            count_byte(mine, row[16 * vecs + lane]);
     }
     __syncthreads();
-    /* thread t: bins t (low halves) and t+128 (high halves) of word row t,
-     * read from column (j + t) % THREAD_THREADS so a warp's reads meet in
-     * no bank */
+    /* thread t: bins t (low halves) and t+128 (high halves): word t*32 + l
+     * of each warp's block, read from lane (l + t) % 32 so a warp's reads
+     * meet in no bank */
     unsigned lo = 0, hi = 0;
-    for (int j = 0; j < THREAD_THREADS; j++) {
-        const unsigned v = counters[t * THREAD_THREADS + (j + t) % THREAD_THREADS];
-        lo += v & 0xffffu;
-        hi += v >> 16;
-    }
+    for (int k = 0; k < THREAD_WARPS; k++)
+        for (int l = 0; l < 32; l++) {
+            const unsigned v = counters[k * 4096 + t * 32 + (l + t) % 32];
+            lo += v & 0xffffu;
+            hi += v >> 16;
+        }
     if (lo)
         atomicAdd(&hist[t], lo);
     if (hi)
@@ -264,7 +258,7 @@ static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStrea
         hist_warp_kernel<<<blocks, WARP_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
     } else {
         /* rows per warp such that no thread counts more than 65535 pixels */
-        const long per_row = 16L * ((w / 16 + 31) / 32) + 1;
+        const long per_row = 16L * ((w / 16 + 31) / 32) + 1; /* pixels a lane counts */
         const long rows_per_warp = 65535 / per_row > 0 ? 65535 / per_row : 1;
         const long need = (h + rows_per_warp - 1) / rows_per_warp / (THREAD_THREADS / 32) + 1;
         int blocks = 1, rc;

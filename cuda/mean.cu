@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(WARP_THREADS)
 
     if ((int)blockIdx.x < edge_blocks) {
         /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1, a thread a pixel */
-        const int left = min(16, w), right = w - max(16, xr), cols = left + right;
+        const int left = min(16, w), right = max(0, w - max(16, xr)), cols = left + right;
         const long i = (long)blockIdx.x * WARP_THREADS + threadIdx.x;
         if (i < (long)cols * h) {
             const int y = (int)(i / cols), c = (int)(i % cols);
@@ -337,7 +337,7 @@ static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, int st
 {
     const int w = in->width, h = in->height;
     const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
-    const long edge_px = (long)(min(16, w) + w - max(16, xr)) * h;
+    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
     const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
     const long warps = xr > 16 ? (long)strips_x * ((h + T - 1) / T) : 0;
     const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;

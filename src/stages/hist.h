@@ -32,8 +32,9 @@ int gf_hist_cpu(const gf_image *in, uint32_t *bins);
  * second scheme); `warp`, a histogram per warp in shared memory (8 a
  * block), a warp a row with 4 16-byte loads per lane in flight, a vector of
  * 16 equal bytes one atomic; `thread`, 256 16-bit counters per thread in
- * shared memory laid out so a lane always meets the same bank, no atomics
- * until the block's counters are summed. All zero the 256 counts first. */
+ * shared memory laid out so a lane always meets the same bank, one atomic
+ * add per pixel whose result is not waited for. All zero the 256 counts
+ * first. */
 int gf_hist_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_hist_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_hist_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
