@@ -24,13 +24,14 @@ for step; do
 	t0=$(date +%s)
 	echo "=== $step"
 	case $step in
-	test-gpu) $mk test-gpu >"$out/test-gpu.log" 2>&1
+	test-gpu) $mk test-gpu >/tmp/test-gpu.log 2>&1
 		echo "test-gpu exit $?"
-		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|ERROR SUMMARY: [1-9]' "$out/test-gpu.log" | head -40 ;;
+		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|ERROR SUMMARY: [1-9]|^==|error' /tmp/test-gpu.log |
+			grep -v 'COMPUTE-SANITIZER' | head -60 | tee "$out/test-gpu.log" ;;
 	bench) ./gpufilt bench 2>&1 | tee "$out/bench.log" ;;
 	cpu) sh bench/cpu_vs_opencv.sh 2>&1 | tee "$out/cpu.log" ;;
 	oneoff) sh bench/oneoff_bench.sh 2>&1 | tee "$out/oneoff.log" ;;
-	batch) sh bench/batch_bench.sh "${BATCH_N:-2000}" 2>&1 | tee "$out/batch.log" ;;
+	batch) timeout 400 sh bench/batch_bench.sh "${BATCH_N:-2000}" 2>&1 | tee "$out/batch.log" ;;
 	*) echo "unknown step $step" ;;
 	esac
 	echo "=== $step: $(($(date +%s) - t0)) s"

@@ -78,9 +78,9 @@ __global__ void __launch_bounds__(SHARED_THREADS)
 
 /* hist_warp_kernel: a 256-bin histogram per warp in shared memory, so only
  * the 32 lanes of one warp ever meet on a bin. A warp takes a row at a
- * time, 4 16-byte loads per lane in flight (2 KB per warp); a vector of 16
- * equal bytes is one atomic. Bytes past the last whole vector go one per
- * lane. The block's 8 histograms are summed into the global one at the end. */
+ * time, 4 16-byte loads per lane (2 KB per warp) issued before the
+ * atomics of the 4 before them; a vector of 16 equal bytes is one atomic.
+ * Bytes past the last whole vector go one per lane. The block's 8 histograms are summed into the global one at the end. */
 #define WARP_THREADS 256
 #define WARP_WARPS (WARP_THREADS / 32)
 
@@ -97,35 +97,63 @@ __device__ __forceinline__ void count_vector(unsigned *sh, uint4 v)
         atomicAdd(&sh[(words[k / 4] >> (8 * (k % 4))) & 0xffu], 1u);
 }
 
+/* The warp's next 4 vectors after (y, base): the rest of row y, else the
+ * warp's next row. */
+__device__ __forceinline__ void next_step(int &y, int &base, int vecs, int stride)
+{
+    base += 128;
+    if (base >= vecs) {
+        base = 0;
+        y += stride;
+    }
+}
+
+__device__ __forceinline__ void load_step(const unsigned char *__restrict__ in, size_t pitch,
+                                          int y, int h, int base, int vecs, int lane, uint4 v[4])
+{
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const int k = base + lane + 32 * q;
+        v[q] = y < h && k < vecs ? __ldg((const uint4 *)(in + (size_t)y * pitch + 16 * k))
+                                 : make_uint4(0, 0, 0, 0);
+    }
+}
+
 __global__ void __launch_bounds__(WARP_THREADS)
     hist_warp_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
                      unsigned *__restrict__ hist)
 {
     __shared__ unsigned sh[WARP_WARPS][BINS];
-    const int lane = threadIdx.x % 32;
+    const int lane = threadIdx.x % 32, stride = gridDim.x * WARP_WARPS;
     const int vecs = w / 16;
     unsigned *mine = sh[threadIdx.x / 32];
 
     for (int i = threadIdx.x; i < WARP_WARPS * BINS; i += WARP_THREADS)
         (&sh[0][0])[i] = 0;
     __syncthreads();
-    for (int y = blockIdx.x * WARP_WARPS + threadIdx.x / 32; y < h; y += gridDim.x * WARP_WARPS) {
-        const unsigned char *row = in + (size_t)y * pitch;
-        for (int base = 0; base < vecs; base += 128) {
-            uint4 v[4];
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int k = base + lane + 32 * q;
-                v[q] = k < vecs ? __ldg((const uint4 *)(row + 16 * k)) : make_uint4(0, 0, 0, 0);
-            }
+    const int y_first = blockIdx.x * WARP_WARPS + threadIdx.x / 32;
+    if (vecs > 0) {
+        /* the next step's loads go out before this step's atomics */
+        int y = y_first, base = 0;
+        uint4 cur[4], nxt[4];
+        load_step(in, pitch, y, h, base, vecs, lane, cur);
+        while (y < h) {
+            int ny = y, nbase = base;
+            next_step(ny, nbase, vecs, stride);
+            load_step(in, pitch, ny, h, nbase, vecs, lane, nxt);
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 if (base + lane + 32 * q < vecs)
-                    count_vector(mine, v[q]);
+                    count_vector(mine, cur[q]);
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                cur[q] = nxt[q];
+            y = ny, base = nbase;
         }
-        if (16 * vecs + lane < w) /* at most 15 bytes left */
-            atomicAdd(&mine[row[16 * vecs + lane]], 1u);
     }
+    if (16 * vecs + lane < w) /* at most 15 bytes left in each row */
+        for (int y = y_first; y < h; y += stride)
+            atomicAdd(&mine[in[(size_t)y * pitch + 16 * vecs + lane]], 1u);
     __syncthreads();
     for (int b = threadIdx.x; b < BINS; b += WARP_THREADS) {
         unsigned sum = 0;
@@ -137,81 +165,7 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
 }
 
-/* hist_thread_kernel: a histogram per thread, so no two lanes ever meet on
- * a counter or a bank. Thread t's 256 counters are 16-bit halves of 128
- * words in shared memory, bin a at half a/128 of word (a%128)*32 + lane of
- * its warp's 16 KB: lane l always hits bank l, whatever the values, so
- * equal pixels cost no more than random ones. A pixel is one shared atomic
- * add of 1 or 65536 whose result is not read: the adds of one thread do not
- * wait for each other. A thread counts at most 65535 pixels (the grid grows
- * to see to it); at the end thread t sums bins t and t+128 over the block's
- * threads and adds them to the result atomically. */
-#define THREAD_THREADS 128
-#define THREAD_WARPS (THREAD_THREADS / 32)
-#define THREAD_SMEM (THREAD_WARPS * 128 * 32 * 4) /* 64 KB */
-
-__device__ __forceinline__ void count_byte(unsigned *mine, unsigned a)
-{
-    atomicAdd(&mine[(a & 127u) * 32u], 1u + (a >> 7) * 65535u);
-}
-
-__device__ __forceinline__ void count_word(unsigned *mine, unsigned v)
-{
-    count_byte(mine, __byte_perm(v, 0, 0x4440));
-    count_byte(mine, __byte_perm(v, 0, 0x4441));
-    count_byte(mine, __byte_perm(v, 0, 0x4442));
-    count_byte(mine, __byte_perm(v, 0, 0x4443));
-}
-
-__global__ void __launch_bounds__(THREAD_THREADS)
-    hist_thread_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
-                       unsigned *__restrict__ hist)
-{
-    extern __shared__ unsigned counters[]; /* THREAD_SMEM bytes */
-    const int t = threadIdx.x, lane = t % 32, warps = gridDim.x * THREAD_WARPS;
-    const int vecs = w / 16;
-    unsigned *mine = counters + (t / 32) * 4096 + lane;
-
-    for (int i = t; i < THREAD_SMEM / 4; i += THREAD_THREADS)
-        counters[i] = 0;
-    __syncthreads();
-    for (int y = blockIdx.x * THREAD_WARPS + t / 32; y < h; y += warps) {
-        const unsigned char *row = in + (size_t)y * pitch;
-        for (int base = 0; base < vecs; base += 128) {
-            uint4 v[4];
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int k = base + lane + 32 * q;
-                v[q] = k < vecs ? __ldg((const uint4 *)(row + 16 * k)) : make_uint4(0, 0, 0, 0);
-            }
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-                if (base + lane + 32 * q < vecs) {
-                    count_word(mine, v[q].x), count_word(mine, v[q].y);
-                    count_word(mine, v[q].z), count_word(mine, v[q].w);
-                }
-        }
-        if (16 * vecs + lane < w) /* at most 15 bytes left */
-            count_byte(mine, row[16 * vecs + lane]);
-    }
-    __syncthreads();
-    /* thread t: bins t (low halves) and t+128 (high halves): word t*32 + l
-     * of each warp's block, read from lane (l + t) % 32 so a warp's reads
-     * meet in no bank */
-    unsigned lo = 0, hi = 0;
-    for (int k = 0; k < THREAD_WARPS; k++)
-        for (int l = 0; l < 32; l++) {
-            const unsigned v = counters[k * 4096 + t * 32 + (l + t) % 32];
-            lo += v & 0xffffu;
-            hi += v >> 16;
-        }
-    if (lo)
-        atomicAdd(&hist[t], lo);
-    if (hi)
-        atomicAdd(&hist[t + 128], hi);
-}
-
-enum { HIST_GLOBAL, HIST_SHARED, HIST_WARP, HIST_THREAD };
+enum { HIST_GLOBAL, HIST_SHARED, HIST_WARP };
 
 /* Blocks of `threads` (smem bytes of dynamic shared memory) that fill the
  * GPU once, at most `want`. */
@@ -224,15 +178,6 @@ static int resident_blocks(const void *kernel, int threads, size_t smem, int wan
     if (*blocks < 1)
         *blocks = 1;
     return rc;
-}
-
-/* hist_thread_kernel's 64 KB of shared memory, allowed once per process. */
-static int thread_kernel_ready(void)
-{
-    static const cudaError_t e = cudaFuncSetAttribute(
-        hist_thread_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, THREAD_SMEM);
-    GF_CUDA_CHECK(e);
-    return 0;
 }
 
 static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStream_t st)
@@ -256,20 +201,6 @@ static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStrea
                                   (h + WARP_WARPS - 1) / WARP_WARPS, &blocks)))
             return rc;
         hist_warp_kernel<<<blocks, WARP_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
-    } else {
-        /* rows per warp such that no thread counts more than 65535 pixels */
-        const long per_row = 16L * ((w / 16 + 31) / 32) + 1; /* pixels a lane counts */
-        const long rows_per_warp = 65535 / per_row > 0 ? 65535 / per_row : 1;
-        const long need = (h + rows_per_warp - 1) / rows_per_warp / (THREAD_THREADS / 32) + 1;
-        int blocks = 1, rc;
-        if ((rc = thread_kernel_ready()) ||
-            (rc = resident_blocks((const void *)hist_thread_kernel, THREAD_THREADS, THREAD_SMEM,
-                                  (h + 3) / 4, &blocks)))
-            return rc;
-        if (blocks < need)
-            blocks = (int)need;
-        hist_thread_kernel<<<blocks, THREAD_THREADS, THREAD_SMEM, st>>>(in->data, w, h, in->pitch,
-                                                                       hist);
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
@@ -296,14 +227,7 @@ extern "C" int gf_hist_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dima
     return hist_cuda(in, (unsigned *)(void *)out->data, HIST_WARP, (cudaStream_t)stream);
 }
 
-extern "C" int gf_hist_thread_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
-                                   void *stream)
-{
-    (void)s;
-    return hist_cuda(in, (unsigned *)(void *)out->data, HIST_THREAD, (cudaStream_t)stream);
-}
-
 extern "C" int gf_hist_device(const gf_dimage *in, unsigned *bins, void *stream)
 {
-    return hist_cuda(in, bins, HIST_THREAD, (cudaStream_t)stream);
+    return hist_cuda(in, bins, HIST_WARP, (cudaStream_t)stream);
 }

@@ -76,7 +76,7 @@ __global__ void colsum_split_kernel(const unsigned char *__restrict__ in, int w,
         atomicAdd(&sums[x + q], s[q]);
 }
 
-/* A warp per row: 4 16-byte loads per lane in flight, bytes summed 4 at a
+/* A warp per row: 8 16-byte loads per lane in flight, bytes summed 4 at a
  * time by __dp4a, then a shuffle reduction. */
 __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, int h,
                                    size_t pitch, unsigned *__restrict__ sums)
@@ -88,15 +88,15 @@ __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, 
         return;
     const unsigned char *row = in + (size_t)y * pitch;
     const int vecs = w / 16;
-    for (int base = 0; base < vecs; base += 128) {
-        uint4 v[4];
+    for (int base = 0; base < vecs; base += 256) {
+        uint4 v[8];
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 8; q++) {
             const int k = base + lane + 32 * q;
             v[q] = k < vecs ? __ldg((const uint4 *)(row + 16 * k)) : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 8; q++) {
             s = __dp4a(v[q].x, 0x01010101u, s);
             s = __dp4a(v[q].y, 0x01010101u, s);
             s = __dp4a(v[q].z, 0x01010101u, s);
@@ -113,11 +113,11 @@ __global__ void rowsum_warp_kernel(const unsigned char *__restrict__ in, int w, 
 
 /* colsum_vector_kernel: a warp sums 512 columns (16 a lane, one 16-byte
  * load per row, 8 loads in flight) over VEC_ROWS rows, in packed 16-bit
- * lanes (even and odd bytes; 64 rows of 255 fit); the 8 warps of a block
+ * lanes (even and odd bytes; up to 257 rows of 255 fit); the 8 warps of a block
  * take consecutive row chunks of the same columns and add their sums in
  * shared memory, then one atomic per column per block (the sums are zeroed
  * first). */
-#define VEC_ROWS 64
+#define VEC_ROWS 32
 #define VEC_WARPS 8
 
 __global__ void __launch_bounds__(VEC_WARPS * 32)

@@ -201,12 +201,11 @@ static const gf_variant hist_variants[] = {
     {"global", GF_CUDA(gf_hist_global_cuda)},
     {"shared", GF_CUDA(gf_hist_shared_cuda)},
     {"warp", GF_CUDA(gf_hist_warp_cuda)},
-    {"thread", GF_CUDA(gf_hist_thread_cuda)},
     {NULL, NULL},
 };
 
 static const gf_default hist_defaults[] = {
-    {0, 0, "thread"}, /* see docs/benchmarks.md */
+    {0, 0, "warp"}, /* see docs/benchmarks.md */
     {0, 0, NULL},
 };
 

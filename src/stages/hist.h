@@ -31,14 +31,11 @@ int gf_hist_cpu(const gf_image *in, uint32_t *bins);
  * merged, added to the result with one atomic per non-zero bin (seed 3's
  * second scheme); `warp`, a histogram per warp in shared memory (8 a
  * block), a warp a row with 4 16-byte loads per lane in flight, a vector of
- * 16 equal bytes one atomic; `thread`, 256 16-bit counters per thread in
- * shared memory laid out so a lane always meets the same bank, one atomic
- * add per pixel whose result is not waited for. All zero the 256 counts
- * first. */
+ * 16 equal bytes one atomic, the next loads in flight while it counts.
+ * All zero the 256 counts first. */
 int gf_hist_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_hist_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_hist_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
-int gf_hist_thread_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 /* The 256-bin histogram of in (device) into bins (device, 256 counts) with
  * the fastest kernel, for other stages' launchers. Launches on `stream`;

@@ -27,9 +27,9 @@ int gf_rowsum_cpu(const gf_image *in, uint32_t *sums);
  * thread per 4 columns, a 32-bit word per row (seed 4's second); `split`, as
  * word with the rows split among blocks of 64 and the partial sums added
  * atomically (zeroes the sums first); `vector`, 16 columns a lane with
- * 16-byte loads, 8 in flight, summed in packed 16-bit lanes over 64 rows,
+ * 16-byte loads, 8 in flight, summed in packed 16-bit lanes over 32 rows,
  * a block's 8 row chunks added in shared memory, then atomically (zeroes
- * the sums first). Row sums: `warp`, a warp per row, 4 16-byte loads per
+ * the sums first). Row sums: `warp`, a warp per row, 8 16-byte loads per
  * lane in flight, bytes summed by __dp4a, a shuffle reduction. */
 int gf_colsum_byte_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_colsum_word_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
