@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
  * the whole window lies inside the image's columns (16 <= x0, x0 + 16 + R
  * <= w); the columns left and right of those, at most 16 + 15 + R of them,
  * go to the grid's first blocks, a thread a pixel (mean_at). Rows go down through
- * registers: each input row is loaded K rows ahead, summed
+ * registers: each input row is loaded PREFETCH rows ahead, summed
  * horizontally once, and kept for the K output rows that need it.
  *
  * Sums stay packed, two 16-bit lanes to a word: for 4 pixels from 4g,
@@ -213,6 +213,7 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
  * gf_mean_round_bits, which tests/unit/test_mean.c checks for every s. */
 #define WARP_COLS 480 /* 30 lanes of 16 columns */
 #define WARP_THREADS 128
+#define PREFETCH 4
 
 /* 2^23 + m for a 16-bit lane m of v, as float bits: lane 0 (sel 0x7610) or 1
  * (sel 0x7632). */
@@ -254,14 +255,13 @@ __device__ __forceinline__ uint4 load16(const unsigned char *__restrict__ in, si
     return __ldg((const uint4 *)(in + (size_t)row * pitch + x0));
 }
 
-template <int R>
+template <int R, int T>
 __global__ void __launch_bounds__(WARP_THREADS)
     mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
-                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x, int rows,
+                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
                      int edge_blocks, int xr)
 {
-    constexpr int K = 2 * R + 1;
-    const int nr = rows + 2 * R; /* input rows a strip reads */
+    constexpr int K = 2 * R + 1, NR = T + 2 * R;
 
     if ((int)blockIdx.x < edge_blocks) {
         /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1, a thread a pixel */
@@ -276,87 +276,94 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
     const int lane = threadIdx.x % 32;
     const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
-    const int y0 = warp / strips_x * rows, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
+    const int y0 = warp / strips_x * T, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
     const unsigned splat = (unsigned)b.value * 0x01010101u;
 
     if (y0 >= h)
         return; /* the whole warp */
     const bool loads = x0 >= 0 && x0 < w;
     const bool stores = lane >= 1 && lane <= 30 && x0 >= 16 && x0 + 16 + R <= w;
-    uint4 ahead[K];              /* input rows r+1 .. r+K, loaded K rows ahead */
+    uint4 ahead[PREFETCH];
     unsigned he[K][4], ho[K][4]; /* packed horizontal sums of the last K rows */
 
 #pragma unroll
-    for (int j = 0; j < K; j++)
-        ahead[j] = load16(in, ipitch, source_row(y0 - R + j, h, b), x0, loads, splat);
-    /* K rows per pass, unrolled so every ring index is a register: the
-     * loop stays small enough for the instruction cache */
-#pragma unroll 1
-    for (int r0 = 0; r0 < nr; r0 += K) {
+    for (int r = 0; r < PREFETCH && r < NR; r++)
+        ahead[r] = load16(in, ipitch, source_row(y0 - R + r, h, b), x0, loads, splat);
 #pragma unroll
-        for (int j = 0; j < K; j++) {
-            const int r = r0 + j;
-            if (r >= nr)
-                break;
-            const uint4 v = ahead[j];
-            if (r + K < nr)
-                ahead[j] = load16(in, ipitch, source_row(y0 - R + r + K, h, b), x0, loads, splat);
-            const unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
-                                    __shfl_down_sync(0xffffffffu, v.x, 1)};
+    for (int r = 0; r < NR; r++) {
+        const uint4 v = ahead[r % PREFETCH];
+        if (r + PREFETCH < NR)
+            ahead[r % PREFETCH] =
+                load16(in, ipitch, source_row(y0 - R + r + PREFETCH, h, b), x0, loads, splat);
+        const unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
+                                __shfl_down_sync(0xffffffffu, v.x, 1)};
 #pragma unroll
-            for (int g = 0; g < 4; g++) {
-                unsigned e[2 * R + 2]; /* E(T_d) for d = -R .. R+1 */
+        for (int g = 0; g < 4; g++) {
+            unsigned e[2 * R + 2]; /* E(T_d) for d = -R .. R+1 */
 #pragma unroll
-                for (int d = -R; d <= R + 1; d++) {
-                    const unsigned t = d < 0    ? __funnelshift_r(wd[g], wd[g + 1], 8 * (4 + d))
-                                       : d == 0 ? wd[g + 1]
-                                                : __funnelshift_r(wd[g + 1], wd[g + 2], 8 * d);
-                    e[d + R] = t & 0x00ff00ffu;
-                }
-                unsigned se = 0;
-#pragma unroll
-                for (int d = 0; d < K; d++)
-                    se += e[d];
-                he[j][g] = se;
-                ho[j][g] = se - e[0] + e[K];
+            for (int d = -R; d <= R + 1; d++) {
+                const unsigned t = d < 0    ? __funnelshift_r(wd[g], wd[g + 1], 8 * (4 + d))
+                                   : d == 0 ? wd[g + 1]
+                                            : __funnelshift_r(wd[g + 1], wd[g + 2], 8 * d);
+                e[d + R] = t & 0x00ff00ffu;
             }
-            const int y = y0 + r - 2 * R;
-            if (r < 2 * R || !stores || y >= h)
-                continue;
-            unsigned res[4];
+            unsigned se = 0;
 #pragma unroll
-            for (int g = 0; g < 4; g++) {
-                unsigned se = 0, so = 0;
-#pragma unroll
-                for (int k = 0; k < K; k++)
-                    se += he[k][g], so += ho[k][g];
-                res[g] = round_word<R>(se, so);
-            }
-            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(res[0], res[1], res[2], res[3]);
+            for (int d = 0; d < K; d++)
+                se += e[d];
+            he[r % K][g] = se;
+            ho[r % K][g] = se - e[0] + e[K];
         }
+        if (r < 2 * R)
+            continue;
+        const int y = y0 + r - 2 * R;
+        unsigned res[4];
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            unsigned se = 0, so = 0;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                se += he[k][g], so += ho[k][g];
+            res[g] = round_word<R>(se, so);
+        }
+        if (stores && y < h)
+            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(res[0], res[1], res[2], res[3]);
     }
 }
 
+template <int R, int T>
+static void launch_rows(const gf_dimage *in, gf_dimage *out, gf_border b, int strips_x, int xr,
+                        cudaStream_t st)
+{
+    const int w = in->width, h = in->height;
+    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
+    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
+    const long warps = xr > 16 ? (long)strips_x * ((h + T - 1) / T) : 0;
+    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    mean_warp_kernel<R, T><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
+}
+
 /* Strips of 32 rows where that still gives 4 warps per SM (fewer halo rows
- * read twice), else 16, else 8 (more warps for small images). */
+ * read twice), else 16, else 8 (more warps for small images). The rows are
+ * unrolled whole: looping K rows at a time measured 20% slower on an H100
+ * (docs/benchmarks.md). */
 template <int R>
 static int launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
 {
     const int w = in->width, h = in->height;
     const int strips_x = (w + WARP_COLS - 1) / WARP_COLS;
     const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
-    int sms, rc, rows = 32;
+    int sms, rc;
 
     if ((rc = gf_cuda_sms(&sms)))
         return rc;
-    while (rows > 8 && (long)strips_x * ((h + rows - 1) / rows) < 4L * sms)
-        rows /= 2;
-    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
-    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
-    const long warps = xr > 16 ? (long)strips_x * ((h + rows - 1) / rows) : 0;
-    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
-    mean_warp_kernel<R><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, rows, (int)edge_blocks, xr);
+    if ((long)strips_x * ((h + 31) / 32) >= 4L * sms)
+        launch_rows<R, 32>(in, out, b, strips_x, xr, st);
+    else if ((long)strips_x * ((h + 15) / 16) >= 4L * sms)
+        launch_rows<R, 16>(in, out, b, strips_x, xr, st);
+    else
+        launch_rows<R, 8>(in, out, b, strips_x, xr, st);
     return 0;
 }
 

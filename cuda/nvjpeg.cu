@@ -61,12 +61,22 @@ static void load(void)
     loaded = ok;
 }
 
+#define MAX_ENCODERS 128 /* encoder states kept, one per stream that encodes */
+
 struct gf_jpeg_gpu {
     int device;
     nvjpegHandle_t handle; /* the hardware backend's */
     nvjpegJpegState_t state;
     nvjpegJpegStream_t parsed; /* for the headers */
     cudaStream_t stream;
+    pthread_mutex_t lock; /* for encoders */
+    struct {
+        cudaStream_t stream;
+        int quality;
+        nvjpegEncoderState_t state;
+        nvjpegEncoderParams_t params;
+    } enc[MAX_ENCODERS];
+    int nenc;
 };
 
 #define NVJ(call) ((call) == NVJPEG_STATUS_SUCCESS)
@@ -84,6 +94,7 @@ extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
     if (!j)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     j->device = device;
+    pthread_mutex_init(&j->lock, NULL);
     if (cudaSetDevice(j->device) != cudaSuccess ||
         cudaStreamCreateWithFlags(&j->stream, cudaStreamNonBlocking) != cudaSuccess) {
         free(j);
@@ -109,6 +120,11 @@ extern "C" void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
     if (!j)
         return;
     cudaSetDevice(j->device);
+    for (int i = 0; i < j->nenc; i++) {
+        p_nvjpegEncoderParamsDestroy(j->enc[i].params);
+        p_nvjpegEncoderStateDestroy(j->enc[i].state);
+    }
+    pthread_mutex_destroy(&j->lock);
     if (j->parsed)
         p_nvjpegJpegStreamDestroy(j->parsed);
     if (j->state)
@@ -155,15 +171,54 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
     return 0;
 }
 
+/* The encoder state and parameters for stream st at quality: made on a
+ * stream's first encode and kept (making them takes milliseconds). A
+ * stream belongs to one thread, so its entry is used by one at a time. */
+static int encoder(gf_jpeg_gpu *j, cudaStream_t st, int quality, nvjpegEncoderState_t *es,
+                   nvjpegEncoderParams_t *ep)
+{
+    int i, rc = 0;
+
+    pthread_mutex_lock(&j->lock);
+    for (i = 0; i < j->nenc && j->enc[i].stream != st; i++)
+        ;
+    if (i == j->nenc) {
+        if (i == MAX_ENCODERS ||
+            !NVJ(p_nvjpegEncoderStateCreate(j->handle, &j->enc[i].state, st))) {
+            rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG: cannot create an encoder");
+        } else if (!NVJ(p_nvjpegEncoderParamsCreate(j->handle, &j->enc[i].params, st)) ||
+                   !NVJ(p_nvjpegEncoderParamsSetSamplingFactors(j->enc[i].params,
+                                                                NVJPEG_CSS_GRAY, st))) {
+            p_nvjpegEncoderStateDestroy(j->enc[i].state);
+            rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG: cannot create an encoder");
+        } else {
+            j->enc[i].stream = st;
+            j->enc[i].quality = -1;
+            j->nenc++;
+        }
+    }
+    pthread_mutex_unlock(&j->lock);
+    if (rc)
+        return rc;
+    if (j->enc[i].quality != quality) {
+        if (!NVJ(p_nvjpegEncoderParamsSetQuality(j->enc[i].params, quality, st)))
+            return gf_err(GF_EINTERNAL, NULL, "nvJPEG: bad quality %d", quality);
+        j->enc[i].quality = quality;
+    }
+    *es = j->enc[i].state;
+    *ep = j->enc[i].params;
+    return 0;
+}
+
 extern "C" int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage *in, int quality,
                                   unsigned char **out, size_t *len)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    nvjpegEncoderState_t es = NULL;
-    nvjpegEncoderParams_t ep = NULL;
+    nvjpegEncoderState_t es;
+    nvjpegEncoderParams_t ep;
     nvjpegImage_t img;
     size_t n = 0;
-    int rc = 0;
+    int rc;
 
     *out = NULL;
     *len = 0;
@@ -171,29 +226,22 @@ extern "C" int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage 
     img.channel[0] = in->data;
     img.pitch[0] = in->pitch;
     GF_CUDA_CHECK(cudaSetDevice(j->device));
-    if (!NVJ(p_nvjpegEncoderStateCreate(j->handle, &es, st)) ||
-        !NVJ(p_nvjpegEncoderParamsCreate(j->handle, &ep, st)) ||
-        !NVJ(p_nvjpegEncoderParamsSetQuality(ep, quality, st)) ||
-        !NVJ(p_nvjpegEncoderParamsSetSamplingFactors(ep, NVJPEG_CSS_GRAY, st)) ||
-        !NVJ(p_nvjpegEncodeYUV(j->handle, es, ep, &img, NVJPEG_CSS_GRAY, in->width, in->height,
+    if ((rc = encoder(j, st, quality, &es, &ep)))
+        return rc;
+    if (!NVJ(p_nvjpegEncodeYUV(j->handle, es, ep, &img, NVJPEG_CSS_GRAY, in->width, in->height,
                                st)) ||
-        !NVJ(p_nvjpegEncodeRetrieveBitstream(j->handle, es, NULL, &n, st))) {
-        rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG could not encode the image");
-    } else if (!(*out = (unsigned char *)malloc(n ? n : 1))) {
-        rc = gf_err(GF_EINTERNAL, NULL, "out of memory encoding JPEG");
-    } else if (!NVJ(p_nvjpegEncodeRetrieveBitstream(j->handle, es, *out, &n, st)) ||
-               cudaStreamSynchronize(st) != cudaSuccess) {
+        !NVJ(p_nvjpegEncodeRetrieveBitstream(j->handle, es, NULL, &n, st)))
+        return gf_err(GF_EINTERNAL, NULL, "nvJPEG could not encode the image");
+    if (!(*out = (unsigned char *)malloc(n ? n : 1)))
+        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding JPEG");
+    if (!NVJ(p_nvjpegEncodeRetrieveBitstream(j->handle, es, *out, &n, st)) ||
+        cudaStreamSynchronize(st) != cudaSuccess) {
         free(*out);
         *out = NULL;
-        rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG could not encode the image");
-    } else {
-        *len = n;
+        return gf_err(GF_EINTERNAL, NULL, "nvJPEG could not encode the image");
     }
-    if (ep)
-        p_nvjpegEncoderParamsDestroy(ep);
-    if (es)
-        p_nvjpegEncoderStateDestroy(es);
-    return rc;
+    *len = n;
+    return 0;
 }
 
 #else /* no nvjpeg.h when gpufilt was built */

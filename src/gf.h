@@ -89,6 +89,11 @@ double gf_now_ms(void);
 /* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
 int gf_cpu_threads(void);
 
+/* Sets the calling thread's OpenMP team size for the CPU paths it runs
+ * from now on (n >= 1; nothing without OpenMP): a batch's workers take
+ * their share of the cores, so their teams do not pile up on them. */
+void gf_set_cpu_threads(int n);
+
 /* The fewest pixels for which a CPU path spreads over threads: starting a
  * team of threads costs more than a smaller image takes on one. */
 #define GF_PARALLEL_PIXELS (1 << 18)

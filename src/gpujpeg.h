@@ -46,7 +46,8 @@ int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
 
 /* Encodes device image in as an 8-bit gray JPEG at quality (1-100) on
  * stream (g's), into a malloc'd buffer *out of *len bytes. Thread-safe
- * (an encoder state per call). Errors: GF_ENOGPU, GF_EINTERNAL. */
+ * for different streams: each stream gets an encoder state on its first
+ * call, kept until gf_jpeg_gpu_close. Errors: GF_ENOGPU, GF_EINTERNAL. */
 int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage *in, int quality,
                        unsigned char **out, size_t *len);
 

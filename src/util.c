@@ -107,6 +107,15 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state)
     return rc;
 }
 
+void gf_set_cpu_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n > 0 ? n : 1);
+#else
+    (void)n;
+#endif
+}
+
 int gf_cpu_threads(void)
 {
 #ifdef _OPENMP

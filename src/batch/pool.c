@@ -60,6 +60,7 @@ typedef struct pool {
     int gpu_dead;       /* the GPU failed mid-run: the rest on the CPU */
     double t_start;
     int njobs;
+    int worker_threads; /* OpenMP threads a worker's CPU paths use */
     /* nvJPEG: state 0 not started, 1 opening, 2 ready, -1 unavailable */
     pthread_mutex_t jlock;
     pthread_cond_t jwork, jdone;
@@ -321,6 +322,7 @@ static void *worker_main(void *arg)
     gf_worker *w = arg;
     pool *P = w->pool;
 
+    gf_set_cpu_threads(P->worker_threads);
     for (;;) {
         pthread_mutex_lock(&P->lock);
         int i = P->next < P->n ? P->next++ : -1;
@@ -596,6 +598,10 @@ int gf_run(const gf_plan *p)
     if (njobs > P.n)
         njobs = P.n ? P.n : 1;
     P.njobs = njobs;
+    /* the cores shared among the workers; one worker keeps them all */
+    P.worker_threads = njobs > 1 ? gf_cpu_threads() / njobs : gf_cpu_threads();
+    if (P.worker_threads < 1)
+        P.worker_threads = 1;
     P.gpu_state = p->backend == GF_BACKEND_CPU ? -1 : 0;
     if (p->backend != GF_BACKEND_CPU && P.n &&
         (p->batch || p->gpu_forced || p->backend == GF_BACKEND_CUDA))

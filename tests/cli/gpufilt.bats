@@ -219,7 +219,11 @@ def idats(p):
 import subprocess
 assert idats('out.png') == 1  # level 6: libdeflate, whole
 "
+	# from 12 MiB of rows at levels up to 3: 1 MiB segments deflated in parallel
+	$REF random 4100 3100 $RANDOM in.pgm
 	"$GPUFILT" in.pgm -o seg.png --png-level 1 -q
+	convert seg.png -depth 8 check.pgm
+	$REF cmp in.pgm check.pgm
 	python3 -c "
 import struct
 d, n, i = open('seg.png', 'rb').read(), 0, 8
@@ -227,7 +231,7 @@ while i < len(d):
     l = struct.unpack('>I', d[i:i + 4])[0]
     n += d[i + 4:i + 8] == b'IDAT'
     i += 12 + l
-assert n == 3, n  # 2049 x 1031 rows: three 1 MiB segments
+assert n == 13, n  # 4100 x 3100 rows (12.1 MiB): thirteen 1 MiB segments
 "
 	# the bytes do not depend on the number of threads
 	OMP_NUM_THREADS=1 "$GPUFILT" in.pgm -o seg1.png --png-level 1 -q
