@@ -24,6 +24,27 @@ struct gf_gpu {
     gf_dimage slots[GF_GPU_SLOTS]; /* gf_gpu_buffer's reusable buffers */
 };
 
+/* cudaGetDeviceProperties, asked once per device: it takes milliseconds
+ * under the driver's lock, and a batch opens a stream per worker. */
+static cudaError_t device_props(int device, cudaDeviceProp *prop)
+{
+    enum { N = 16 };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static cudaDeviceProp cache[N];
+    static int known[N];
+    cudaError_t e = cudaSuccess;
+
+    if (device < 0 || device >= N)
+        return cudaGetDeviceProperties(prop, device);
+    pthread_mutex_lock(&lock);
+    if (!known[device] && (e = cudaGetDeviceProperties(&cache[device], device)) == cudaSuccess)
+        known[device] = 1;
+    if (e == cudaSuccess)
+        *prop = cache[device];
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
 extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
 {
     int count = 0;
@@ -52,7 +73,7 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context now, not at the first real call */
     if (e == cudaSuccess)
-        e = cudaGetDeviceProperties(&prop, device);
+        e = device_props(device, &prop);
     if (e != cudaSuccess)
         return gf_err(GF_ENOGPU, NULL, "no usable GPU: device %d: %s", device,
                       cudaGetErrorString(e));
