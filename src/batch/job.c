@@ -187,8 +187,21 @@ static int decode_cpu(gf_worker *w, const gf_item *it, const unsigned char *buf,
                       gf_image *img, gf_load_info *info)
 {
     const gf_plan *p = w->plan;
-    int rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
+    int rc = 0;
+
+    if (w->cpu_alone && gf_cpu_threads() > 1) {
+        /* OpenMP starts its threads, milliseconds on many cores, while this
+         * one decodes: the stages then find them ready */
+#pragma omp parallel
+        {
+#pragma omp master
+            rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
+                               wants_rgb(p) ? w->rgb : NULL);
+        }
+    } else {
+        rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
                            wants_rgb(p) ? w->rgb : NULL);
+    }
 
     if (rc == 0)
         lap(w, "decode", info->format, 0);

@@ -57,6 +57,7 @@ struct gf_worker {
     uint32_t rgb[3][256];
     double t_process;    /* ms since the process started, at the first step (single runs) */
     double t_lap;        /* when the last timed step ended */
+    int cpu_alone;       /* one file on the CPU: the cores are all this worker's */
 };
 
 /* Processes it with w and returns its exit status: 0, a GF_E* code's value,

@@ -116,6 +116,7 @@ static void choose_backend(gf_worker *w, int width, int height, gf_report *rep)
     double cpu_ms = 0;
     const int threads = gf_cpu_threads();
 
+    w->cpu_alone = !p->batch && p->backend == GF_BACKEND_CPU;
     if (p->backend != GF_BACKEND_AUTO || p->batch || p->gpu_forced || P->probing)
         return;
     for (int i = 0; i < p->nstages; i++) {
@@ -124,6 +125,7 @@ static void choose_backend(gf_worker *w, int width, int height, gf_report *rep)
     }
     if (width > 0 && cpu_ms < GPU_START_MS) {
         P->cpu_chosen = 1; /* only this worker runs: a single file */
+        w->cpu_alone = 1;
         snprintf(rep->why, sizeof rep->why,
                  "auto: the CPU, whose stages should take %.1f ms on %d threads, less than "
                  "CUDA's %.0f ms start",
