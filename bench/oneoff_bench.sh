@@ -73,4 +73,9 @@ for input in big.png photo.jpg; do
 			$1, $2, $3, $4, $5, $6, $3 / $6, $3 / $4 }'
 	done
 done
-./gpufilt "$w/big.png" -o "$w/out.png" --mean 5 2>&1 | sed 's/^/    /'
+for input in big.png photo.jpg; do
+	./gpufilt "$w/$input" -o "$w/out.png" --mean 5 2>&1 | sed 's/^/    /'
+done
+[ $gpu = 0 ] || ./gpufilt "$w/big.png" -o "$w/out.png" --mean 5 --shared 2>&1 | sed 's/^/    /'
+# what a process costs around its table: start and exit, without CUDA
+echo "    gpufilt --version: $(wall ./gpufilt --version) ms"
