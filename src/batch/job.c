@@ -187,22 +187,8 @@ static int decode_cpu(gf_worker *w, const gf_item *it, const unsigned char *buf,
                       gf_image *img, gf_load_info *info)
 {
     const gf_plan *p = w->plan;
-    int rc = 0;
-
-    if (w->cpu_alone && gf_cpu_threads() > 1) {
-        /* OpenMP starts its threads, milliseconds on many cores, while this
-         * one decodes: the stages then find them ready */
-#pragma omp parallel
-        {
-#pragma omp master
-            rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
-                               wants_rgb(p) ? w->rgb : NULL);
-        }
-    } else {
-        rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
-                           wants_rgb(p) ? w->rgb : NULL);
-    }
-
+    int rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
+                       wants_rgb(p) ? w->rgb : NULL);
     if (rc == 0)
         lap(w, "decode", info->format, 0);
     return rc;
@@ -273,6 +259,31 @@ static int encodes_on_gpu(const gf_plan *p, const gf_item *it, gf_gpu *gpu)
     return gpu && it->out && p->format == GF_FMT_JPEG && p->backend == GF_BACKEND_CUDA;
 }
 
+/* Most CPU work a single file's stages may have before they use more than
+ * one thread: starting OpenMP's threads costs milliseconds, and its idle
+ * threads spin on cores the encoder could use. */
+#define ALONE_SERIAL_MS 20.0
+
+/* One file on the CPU (nothing else runs): its stages on one thread when
+ * they are that small, on every core otherwise. */
+static int run_alone(gf_worker *w, const gf_item *it, gf_pipeline *pl, gf_image *img,
+                     gf_image *result, int *owned, gf_result *all)
+{
+    const int threads = gf_cpu_threads();
+    int width = img->width, height = img->height, rc;
+    double ms = 0;
+
+    for (int i = 0; i < pl->nstages; i++) {
+        ms += gf_stage_cpu_ms(&pl->stages[i], width, height, 1);
+        gf_stage_out_size(&pl->stages[i], width, height, &width, &height);
+    }
+    if (ms < ALONE_SERIAL_MS)
+        gf_set_cpu_threads(1);
+    rc = gf_pipeline_run(pl, NULL, img, it->out ? result : NULL, owned, NULL, &w->rep, all);
+    gf_set_cpu_threads(threads);
+    return rc;
+}
+
 /* The worker's GPU (NULL for the CPU); a wait for its start-up has its own
  * row, so the decode lap does not count it. */
 static int ask_gpu(gf_worker *w, gf_gpu **gpu)
@@ -331,9 +342,11 @@ static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, s
     rep->width = img.width;
     rep->height = img.height;
     pl->nstages = file_stages(p, &info, stages, first);
-    return gf_pipeline_run(pl, *gpu, &img,
-                           it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
-                           *gpu ? dev : NULL, rep, all);
+    if (*gpu || !w->cpu_alone)
+        return gf_pipeline_run(pl, *gpu, &img,
+                               it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
+                               *gpu ? dev : NULL, rep, all);
+    return run_alone(w, it, pl, &img, result, owned, all);
 }
 
 int gf_job_run(gf_worker *w, gf_item *it)
