@@ -98,7 +98,10 @@ static void check_levels(const gf_image *in, const gf_image *out, int t)
 
 static void test_paths(void **state)
 {
-    static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {31, 33}, {127, 129}, {1000, 3}};
+    /* 4099x2049 (8.4 MP, rows 4099 bytes apart): the streamed path, with its
+     * unaligned row starts and ends */
+    static const int sizes[][2] = {{1, 1},      {1, 7},   {7, 1},     {31, 33},
+                                   {127, 129}, {1000, 3}, {4099, 2049}};
     (void)state;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         gf_image in, gold, fast;
