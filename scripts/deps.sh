@@ -9,7 +9,7 @@ need() { # need PACKAGE TEST...
 	pkg=$1; shift
 	if ! "$@" >/dev/null 2>&1; then pkgs="$pkgs $pkg"; fi
 }
-need libstb-dev test -f /usr/include/stb/stb_image.h -a -f /usr/include/stb/stb_image_write.h
+need libstb-dev test -f /usr/include/stb/stb_image.h
 need libdeflate-dev test -f /usr/include/libdeflate.h
 need libturbojpeg0-dev test -f /usr/include/turbojpeg.h
 need libspng-dev test -f /usr/include/spng.h

@@ -1,5 +1,5 @@
 /* stb.h - what gpufilt uses from its configured stb build (stb.c): BMP
- * decoding through stb_image, and PNG encoding through stb_image_write. */
+ * decoding through stb_image. */
 #ifndef GF_STB_H
 #define GF_STB_H
 
@@ -11,12 +11,5 @@ unsigned char *gf_stb_load(const unsigned char *buf, int len, int *w, int *h, in
 
 /* Why the calling thread's last gf_stb_load failed. */
 const char *gf_stb_failure(void);
-
-/* Encodes a width x height 8-bit gray image (host memory, stride bytes per
- * row) as PNG, rows with the Up filter and deflated by libdeflate at `level`
- * (0-12), into a malloc'd buffer of *out_len bytes; NULL when out of memory.
- * Thread-safe. */
-unsigned char *gf_stb_png_encode(const unsigned char *pixels, int stride, int width, int height,
-                                 int level, int *out_len);
 
 #endif

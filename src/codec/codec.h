@@ -1,6 +1,6 @@
 /* codec.h - reading, decoding, encoding and atomically writing images.
- * One file per format under src/codec/: PNG (libspng to decode,
- * stb_image_write with gpufilt's deflate to encode), JPEG (libjpeg-turbo's
+ * One file per format under src/codec/: PNG (libspng to decode; written by
+ * gpufilt, deflated by libdeflate or zlib), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
  * PNM (gpufilt's own: stb's ignores maxval). third_party/README.md says why
  * each library. */

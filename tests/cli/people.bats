@@ -34,7 +34,7 @@ png_size() {
 }
 
 @test "1: a histogram plot renders as the reference image a person checked (DejaVu Sans)" {
-	fc-list | grep -q 'DejaVu Sans' || skip "fonts-dejavu-core missing"
+	[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || skip "fonts-dejavu-core missing"
 	"$GPUFILT" "$SAMPLES/moon.png" --hist h.png -q
 	[ "$(png_size h.png)" = "800 450" ]
 	"$GPUFILT" h.png -o got.pgm -q
