@@ -110,13 +110,13 @@ test-gpu: $(B)/test_gpu gpufilt
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan:
 	$(MAKE) CUDA=0 B=build/asan SAN="$(ASAN_FLAGS)" build/asan/gpufilt test-unit-asan
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1 GPUFILT_SANITIZER=asan GPUFILT=$(CURDIR)/build/asan/gpufilt \
 	    bats tests/cli
 
 test-unit-asan: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "== $$t"; \
-	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $$t || exit 1; done
+	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp $$t || exit 1; done
 
 # Batches with several workers, and parallel report writing, under
 # ThreadSanitizer (build/tsan; OpenMP left out, see OMP above).
@@ -143,7 +143,7 @@ $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libgf.a | deps
 fuzz: fuzz-build
 	@mkdir -p build/fuzz/crashes
 	@for f in $(FUZZERS); do mkdir -p build/fuzz/corpus/$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
-	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp build/fuzz/fuzz_$$f \
+	    LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp build/fuzz/fuzz_$$f \
 	        -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	        -artifact_prefix=build/fuzz/crashes/$$f- -print_final_stats=1 \
 	        build/fuzz/corpus/$$f tests/fuzz/corpus/$$f >build/fuzz/$$f.log 2>&1; st=$$?; \

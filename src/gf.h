@@ -15,8 +15,11 @@ extern "C" {
 #endif
 
 /* Marks a CPU fast path to be compiled for x86-64-v4 (AVX-512), AVX2 and baseline x86-64,
- * the one to run chosen when the program loads (GCC's target_clones). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+ * the one to run chosen when the program loads (GCC's target_clones). Not
+ * under ThreadSanitizer, whose instrumented resolvers would run before its
+ * runtime starts. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__) && \
+    !defined(__SANITIZE_THREAD__)
 #define GF_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define GF_CLONES

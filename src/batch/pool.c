@@ -539,12 +539,12 @@ static void run_workers(pool *P, gf_worker *workers, int njobs)
         free(threads);
         return;
     }
+    pthread_mutex_lock(&P->lock); /* a worker may finish before the last starts */
     for (int i = 0; i < njobs; i++)
         if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) == 0)
             P->running++;
         else
             threads[i] = 0;
-    pthread_mutex_lock(&P->lock);
     while (P->running > 0) {
         if (show) {
             struct timespec ts;
@@ -564,6 +564,10 @@ static void run_workers(pool *P, gf_worker *workers, int njobs)
     for (int i = 0; i < njobs; i++)
         if (threads[i])
             pthread_join(threads[i], NULL);
+    if (P->next < P->n) { /* no thread could start: this one does the work */
+        P->running = 1;
+        worker_main(&workers[0]);
+    }
     if (show)
         progress(P, 1);
     free(threads);
