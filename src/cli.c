@@ -64,7 +64,8 @@ static const cli_opt cli_opts[] = {
     {"shard", 0, "K/N", O_SHARD, "Batches (several inputs, or --files-from)",
      "only the K-th of N slices of the list (1 <= K <= N)"},
     {"jobs", 0, "N", O_JOBS, "Batches (several inputs, or --files-from)",
-     "CPU workers (default: one per core)"},
+     "CPU workers (default: one per core, two with a GPU); each holds one image, so "
+     "at most N images are in memory"},
     {"skip-existing", 0, NULL, O_SKIP_EXISTING, "Batches (several inputs, or --files-from)",
      "skip inputs whose outputs all exist"},
     {"dry-run", 0, NULL, O_DRY_RUN, "Batches (several inputs, or --files-from)",
@@ -177,8 +178,10 @@ static void help(FILE *f, const stage_opt *map, int nmap)
           "bytes.\n\n"
           "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
           "stdin). Colour PNG, BMP and PPM become 8-bit luma (77 R + 150 G + 29 B) >> 8;\n"
-          "a JPEG gives its own luma (Y) component, as libjpeg-turbo decodes it.\n"
-          "Stages run in the order given.\n",
+          "a JPEG gives its own luma (Y) component, as libjpeg-turbo decodes it (nvJPEG\n"
+          "in a batch on the GPU, with the same pixels). JPEG output is gray,\n"
+          "libjpeg-turbo's, or nvJPEG's with --backend cuda. Stages run in the order\n"
+          "given.\n",
           f);
     for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
         const char *name = sections[sec];
