@@ -64,7 +64,7 @@ static const cli_opt cli_opts[] = {
     {"shard", 0, "K/N", O_SHARD, "Batches (several inputs, or --files-from)",
      "only the K-th of N slices of the list (1 <= K <= N)"},
     {"jobs", 0, "N", O_JOBS, "Batches (several inputs, or --files-from)",
-     "CPU workers (default: one per core, two with a GPU); each holds one image, so "
+     "CPU workers (default: one per core, 1.5 a core with a GPU); each holds one image, so "
      "at most N images are in memory"},
     {"skip-existing", 0, NULL, O_SKIP_EXISTING, "Batches (several inputs, or --files-from)",
      "skip inputs whose outputs all exist"},

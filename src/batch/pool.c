@@ -25,7 +25,7 @@
  * file on the CPU when its stages should take less than this there. */
 #define GPU_START_MS 250.0
 /* nvJPEG batches: at most this many files a batch; a worker decodes on the
- * CPU instead when this many (one per core) already wait for the GPU. */
+ * CPU instead when half the workers already wait for the GPU. */
 #define JPEG_BATCH_MAX 64
 #define JPEG_WAIT_MS 1.0 /* a batch waits this long for more files to join it */
 
@@ -600,7 +600,9 @@ int gf_run(const gf_plan *p)
     if (njobs < 1)
         njobs = 1;
     if (!p->jobs && p->batch && p->backend != GF_BACKEND_CPU)
-        njobs *= 2; /* half of them may wait on the GPU while the rest use the cores */
+        njobs += njobs / 2; /* half of them may wait on the GPU while the rest use the
+                               cores; 1.5 a core was 2-11% faster than 2 on JPEG
+                               histogram batches, and equal on PNG ones */
     if (njobs > P.n)
         njobs = P.n ? P.n : 1;
     P.njobs = njobs;
