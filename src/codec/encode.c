@@ -5,20 +5,32 @@
 
 #include "formats.h"
 
+/* The output formats' names (a format's first is its own), also the extensions of their files. */
+static const struct {
+    const char *name;
+    gf_format fmt;
+} names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
+
+/* The format that name spells by cmp (strcmp or strcasecmp), or GF_FMT_NONE. */
+static gf_format lookup(const char *name, int (*cmp)(const char *, const char *))
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!cmp(name, names[i].name))
+            return names[i].fmt;
+    return GF_FMT_NONE;
+}
+
 gf_format gf_format_parse(const char *name)
 {
-    if (!strcmp(name, "png"))
-        return GF_FMT_PNG;
-    if (!strcmp(name, "pgm"))
-        return GF_FMT_PGM;
-    if (!strcmp(name, "jpeg") || !strcmp(name, "jpg"))
-        return GF_FMT_JPEG;
-    return GF_FMT_NONE;
+    return lookup(name, strcmp);
 }
 
 const char *gf_format_name(gf_format f)
 {
-    return f == GF_FMT_PNG ? "png" : f == GF_FMT_PGM ? "pgm" : f == GF_FMT_JPEG ? "jpeg" : "none";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].fmt == f)
+            return names[i].name; /* the first: "jpeg" before "jpg" */
+    return "none";
 }
 
 const char *gf_format_ext(gf_format f)
@@ -39,15 +51,7 @@ gf_format gf_format_from_name(const char *path)
 {
     const char *ext = extension(path);
 
-    if (!ext)
-        return GF_FMT_NONE;
-    if (!strcasecmp(ext, "png"))
-        return GF_FMT_PNG;
-    if (!strcasecmp(ext, "pgm"))
-        return GF_FMT_PGM;
-    if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg"))
-        return GF_FMT_JPEG;
-    return GF_FMT_NONE;
+    return ext ? lookup(ext, strcasecmp) : GF_FMT_NONE;
 }
 
 int gf_format_check_name(const char *path, gf_format *fmt, int explicit)

@@ -16,6 +16,12 @@
  * allocated, against 1 KB files that claim gigapixels. */
 #define MIN_BITS_PER_BLOCK 1
 
+/* 1 when a Huffman-coded JPEG of len bytes can hold w x h pixels. */
+static int long_enough(size_t len, int w, int h)
+{
+    return (uint64_t)len * 8 * 64 / MIN_BITS_PER_BLOCK >= (uint64_t)w * (uint64_t)h;
+}
+
 /* Decoding flags: stop at the first warning (truncated or corrupt data is
  * an error, and found quickly), and at most 500 progressive scans. */
 #define DECODE_FLAGS (TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
@@ -100,8 +106,7 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         rc = gf_err(GF_EDATA, name, "CMYK and YCCK JPEGs are not read (no luma to take)");
         goto out;
     }
-    if (arithmetic(buf, len) == 0 &&
-        (uint64_t)len * 8 * 64 / MIN_BITS_PER_BLOCK < (uint64_t)w * (uint64_t)h) {
+    if (arithmetic(buf, len) == 0 && !long_enough(len, w, h)) {
         rc = gf_err(GF_EDATA, name, "JPEG of %zu bytes is too short for %dx%d pixels", len, w, h);
         goto out;
     }
@@ -133,10 +138,9 @@ int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits 
     ok = len <= (unsigned long)-1 &&
          tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, &subsamp, &colorspace) ==
              0 &&
-         (colorspace == TJCS_YCbCr || colorspace == TJCS_GRAY) && *width >= 1 && *height >= 1 &&
-         *width <= GF_MAX_DIM && *height <= GF_MAX_DIM &&
-         (uint64_t)*width * (uint64_t)*height <= lim->max_pixels &&
-         (uint64_t)len * 8 * 64 / MIN_BITS_PER_BLOCK >= (uint64_t)*width * (uint64_t)*height;
+         (colorspace == TJCS_YCbCr || colorspace == TJCS_GRAY) &&
+         gf_check_size(NULL, "JPEG", (uint64_t)*width, (uint64_t)*height, lim) == 0 &&
+         long_enough(len, *width, *height);
     tjDestroy(tj);
     if (!ok)
         return 0;

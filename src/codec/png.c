@@ -72,6 +72,12 @@ static int indexed_to_luma(const struct spng_ihdr *ih, const struct spng_plte *p
     return 0;
 }
 
+/* The error for a palette index outside the palette. */
+static int bad_index(const char *name, const struct spng_plte *pal)
+{
+    return gf_err(GF_EDATA, name, "PNG palette index outside its %u colours", pal->n_entries);
+}
+
 /* One decoded row (in the format chosen below) into luma; -1 for a bad
  * palette index. */
 static int row_to_luma(const struct spng_ihdr *ih, const struct spng_plte *pal,
@@ -134,8 +140,7 @@ static int decode_indexed_interlaced(spng_ctx *ctx, const struct spng_ihdr *ih,
     for (uint32_t y = 0; y < ih->height; y++)
         if (indexed_to_luma(&row8, pal, idx + (size_t)y * ih->width,
                             out->data + (size_t)y * out->stride, rgb)) {
-            rc = gf_err(GF_EDATA, name, "PNG palette index outside its %u colours",
-                        pal->n_entries);
+            rc = bad_index(name, pal);
             goto out;
         }
 out:
@@ -209,8 +214,7 @@ int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const 
             break;
         if (!ih.interlace_method &&
             row_to_luma(&ih, &pal, row, out->data + (size_t)ri.row_num * out->stride, rgb)) {
-            rc = gf_err(GF_EDATA, name, "PNG palette index outside its %u colours",
-                        pal.n_entries);
+            rc = bad_index(name, &pal);
             goto out;
         }
         if (e == SPNG_EOI)
@@ -223,8 +227,7 @@ int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const 
     for (uint32_t y = 0; ih.interlace_method && y < ih.height; y++)
         if (row_to_luma(&ih, &pal, rows + (size_t)y * rowbytes,
                         out->data + (size_t)y * out->stride, rgb)) {
-            rc = gf_err(GF_EDATA, name, "PNG palette index outside its %u colours",
-                        pal.n_entries);
+            rc = bad_index(name, &pal);
             goto out;
         }
     /* the chunks after the image, up to IEND, must be whole too */
@@ -370,7 +373,8 @@ static int deflate_whole(const gf_image *im, int level, segment *sg)
 int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len)
 {
     const int rowlen = im->width + 1;
-    const int rows_per = SEGMENT_BYTES / (unsigned)rowlen ? (int)(SEGMENT_BYTES / (unsigned)rowlen) : 1;
+    const int rows_per =
+        SEGMENT_BYTES / (unsigned)rowlen ? (int)(SEGMENT_BYTES / (unsigned)rowlen) : 1;
     int nseg = (im->height + rows_per - 1) / rows_per;
     segment *sg = calloc((size_t)nseg, sizeof *sg);
     unsigned char ihdr[13], *p;
