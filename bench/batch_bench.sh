@@ -15,10 +15,8 @@
 # workers). Run from the repository root after `make`; needs Pillow and cv2.
 set -eu
 n=${1:-2000}
-py=python3
-for p in python3 /usr/bin/python3; do
-	if $p -c 'import cv2, PIL' 2>/dev/null; then py=$p; break; fi
-done
+. bench/python.sh
+py=$(pick_python "cv2, PIL")
 cores=$(nproc)
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT

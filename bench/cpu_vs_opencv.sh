@@ -8,10 +8,8 @@
 set -eu
 size=${1:-5120x2880}
 reps=${2:-15}
-py=python3
-for p in python3 /usr/bin/python3; do
-	if $p -c 'import cv2' 2>/dev/null; then py=$p; break; fi
-done
+. bench/python.sh
+py=$(pick_python "cv2")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 ./gpufilt bench --cpu --size "$size" --reps "$reps" --json >"$out"

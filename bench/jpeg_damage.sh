@@ -9,10 +9,8 @@
 # machine; needs Pillow.
 set -eu
 n=${1:-400}
-py=python3
-for p in python3 /usr/bin/python3; do
-	if $p -c 'import PIL' 2>/dev/null; then py=$p; break; fi
-done
+. bench/python.sh
+py=$(pick_python "PIL")
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 $py bench/make_photos.py "$w/src" 20 2400 1600 420 90 0

@@ -9,10 +9,8 @@
 # same run. Run from the repository root after `make`.
 set -eu
 runs=${1:-11}
-py=python3
-for p in python3 /usr/bin/python3; do
-	if $p -c 'import cv2' 2>/dev/null; then py=$p; break; fi
-done
+. bench/python.sh
+py=$(pick_python "cv2")
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 ./gpufilt samples/astronaut.png -o "$w/astro.pgm" -q
