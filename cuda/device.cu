@@ -302,12 +302,6 @@ extern "C" void *gf_gpu_stream(gf_gpu *g)
     return (void *)g->stream;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms)
 {
     double *ms;
@@ -322,10 +316,8 @@ extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, doubl
     for (int i = 0; i < reps && rc == 0; i++)
         if ((rc = gf_gpu_timer_start(g)) == 0 && (rc = fn(ctx, g->stream)) == 0)
             rc = gf_gpu_timer_stop(g, &ms[i]);
-    if (rc == 0) {
-        qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-        *median_ms = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
-    }
+    if (rc == 0)
+        *median_ms = gf_median(ms, reps);
     free(ms);
     return rc;
 }

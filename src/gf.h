@@ -89,6 +89,10 @@ int gf_image_random(gf_image *im, int width, int height, uint64_t *state);
 /* Monotonic wall clock in milliseconds. */
 double gf_now_ms(void);
 
+/* The median of the n (>= 1) values at v, which are sorted in place: the
+ * middle one, or the mean of the middle two. */
+double gf_median(double *v, int n);
+
 /* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
 int gf_cpu_threads(void);
 

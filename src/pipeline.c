@@ -79,12 +79,6 @@ static void check_output(const gf_stage *s, const char *variant, const gf_output
                  ref->img.data[(size_t)y * ref->img.stride + x]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int gf_stage_check_cpu(const gf_stage *s, const gf_image *host, const gf_output *ref, int reps,
                        gf_variant_result *res)
 {
@@ -106,10 +100,8 @@ int gf_stage_check_cpu(const gf_stage *s, const gf_image *host, const gf_output 
             check_output(s, "cpu", &got, ref, res);
         gf_output_free(&got);
     }
-    if (rc == 0) {
-        qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-        res->ms = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
-    }
+    if (rc == 0)
+        res->ms = gf_median(ms, reps);
     free(ms);
     return rc;
 }
@@ -131,18 +123,30 @@ static int launch_stage(void *ctx, void *stream)
     return fn(l->s, l->in, l->out, stream);
 }
 
+/* Report stage s's values on the image `in` from dv (device) into *vals
+ * (malloc'd, *n of them; NULL on error). */
+static int fetch_vals(gf_gpu *gpu, const gf_stage *s, const gf_dimage *in, const gf_dimage *dv,
+                      uint32_t **vals, size_t *n)
+{
+    int rc;
+
+    *n = s->ops->report_len(s, in->width, in->height);
+    if (!(*vals = malloc(*n * sizeof **vals)))
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    if ((rc = gf_gpu_fetch(gpu, *vals, dv->data, *n * sizeof **vals))) {
+        free(*vals);
+        *vals = NULL;
+    }
+    return rc;
+}
+
 /* Downloads what a variant left in out. */
 static int fetch(gf_gpu *gpu, const gf_stage *s, const gf_dimage *in, const gf_dimage *out,
                  gf_output *got)
 {
     memset(got, 0, sizeof *got);
-    if (gf_stage_is_report(s)) {
-        got->n = s->ops->report_len(s, in->width, in->height);
-        got->vals = malloc(got->n * sizeof *got->vals);
-        if (!got->vals)
-            return gf_err(GF_EINTERNAL, NULL, "out of memory");
-        return gf_gpu_fetch(gpu, got->vals, out->data, got->n * sizeof *got->vals);
-    }
+    if (gf_stage_is_report(s))
+        return fetch_vals(gpu, s, in, out, &got->vals, &got->n);
     return gf_gpu_download(gpu, out, &got->img, NULL);
 }
 
@@ -197,14 +201,16 @@ static void set_result(gf_result *r, int width, int height, uint32_t *vals, size
     r->n = n;
 }
 
-/* The earlier report stage whose values stage i can copy (same kind, no
- * image stage between), or -1. */
-static int same_report(const gf_pipeline *pl, int i)
+/* Takes stage s's CPU output: a report's values become *result; an image
+ * replaces *img. */
+static void take_output(const gf_stage *s, gf_output *out, gf_image *img, gf_result *result)
 {
-    for (int j = i - 1; j >= 0 && gf_stage_is_report(&pl->stages[j]); j--)
-        if (pl->stages[j].ops == pl->stages[i].ops)
-            return j;
-    return -1;
+    if (gf_stage_is_report(s)) {
+        set_result(result, img->width, img->height, out->vals, out->n);
+    } else {
+        gf_image_free(img);
+        *img = out->img;
+    }
 }
 
 static int copy_result(gf_result *results, int from, int to)
@@ -250,7 +256,7 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
 
     for (int i = 0; i < pl->nstages; i++) {
         const gf_stage *s = &pl->stages[i];
-        const int same = gf_stage_is_report(s) ? same_report(pl, i) : -1;
+        const int same = gf_stage_is_report(s) ? gf_stage_same_report(pl->stages, i) : -1;
         gf_output out;
         double t0 = gf_now_ms(), bytes = gf_stage_bytes(s, img->width, img->height);
         int rc;
@@ -265,12 +271,7 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
         if (!pl->compare)
             gf_report_step(rep, gf_stage_label(s, label, sizeof label), "cpu", gf_now_ms() - t0,
                            bytes);
-        if (gf_stage_is_report(s)) {
-            set_result(&results[i], img->width, img->height, out.vals, out.n);
-        } else {
-            gf_image_free(img);
-            *img = out.img;
-        }
+        take_output(s, &out, img, &results[i]);
     }
     return mismatch ? GF_EINTERNAL : 0;
 }
@@ -307,12 +308,7 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
         }
     }
     *chosen_ms = res[chosen].ms;
-    if (gf_stage_is_report(s)) {
-        set_result(result, host->width, host->height, ref.vals, ref.n);
-    } else {
-        gf_image_free(host);
-        *host = ref.img;
-    }
+    take_output(s, &ref, host, result);
     return 0;
 }
 
@@ -333,22 +329,17 @@ static void plan_buffers(const gf_pipeline *pl, int w, int h, size_t *cap, size_
     }
 }
 
-/* A report stage's values from the device into results[i]. */
+/* A report stage's values from the device into *result. */
 static int fetch_result(gf_gpu *gpu, const gf_stage *s, const gf_dimage *img,
                         const gf_dimage *dv, gf_result *result)
 {
-    size_t n = s->ops->report_len(s, img->width, img->height);
-    uint32_t *vals = malloc(n * sizeof *vals);
-    int rc;
+    uint32_t *vals;
+    size_t n;
+    int rc = fetch_vals(gpu, s, img, dv, &vals, &n);
 
-    if (!vals)
-        return gf_err(GF_EINTERNAL, NULL, "out of memory");
-    if ((rc = gf_gpu_fetch(gpu, vals, dv->data, n * sizeof *vals))) {
-        free(vals);
-        return rc;
-    }
-    set_result(result, img->width, img->height, vals, n);
-    return 0;
+    if (rc == 0)
+        set_result(result, img->width, img->height, vals, n);
+    return rc;
 }
 
 /* gpu's buffers for a width x height input: d[0] (the input), d[1] and,
@@ -393,11 +384,12 @@ static int run_stages_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_dimage *d, gf_
     for (int i = 0; i < pl->nstages; i++) {
         const gf_stage *s = &pl->stages[i];
         const int report = gf_stage_is_report(s);
+        const int same = report ? gf_stage_same_report(pl->stages, i) : -1;
         int v = gf_stage_pick(s, gf_gpu_cc(gpu), d[cur].width, d[cur].height);
         gf_dimage *dst = report ? dv : &d[1 - cur];
         double bytes = gf_stage_bytes(s, d[cur].width, d[cur].height);
-        if (report && same_report(pl, i) >= 0) {
-            if ((rc = copy_result(results, same_report(pl, i), i)))
+        if (same >= 0) {
+            if ((rc = copy_result(results, same, i)))
                 return rc;
             continue;
         }

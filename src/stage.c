@@ -64,6 +64,33 @@ double gf_stage_cpu_ms(const gf_stage *s, int width, int height, int threads)
     return s->ops->cpu_cost * (double)width * height / (threads > 0 ? threads : 1) / 1e6;
 }
 
+double gf_stages_cpu_ms(const gf_stage *s, int n, int width, int height, int threads)
+{
+    double ms = 0;
+
+    for (int i = 0; i < n; i++) {
+        ms += gf_stage_cpu_ms(&s[i], width, height, threads);
+        gf_stage_out_size(&s[i], width, height, &width, &height);
+    }
+    return ms;
+}
+
+void gf_stages_out_size(const gf_stage *s, int n, int width, int height, int *out_w, int *out_h)
+{
+    for (int i = 0; i < n; i++)
+        gf_stage_out_size(&s[i], width, height, &width, &height);
+    *out_w = width;
+    *out_h = height;
+}
+
+int gf_stage_same_report(const gf_stage *stages, int i)
+{
+    for (int j = i - 1; j >= 0 && gf_stage_is_report(&stages[j]); j--)
+        if (stages[j].ops == stages[i].ops)
+            return j;
+    return -1;
+}
+
 double gf_stage_bytes(const gf_stage *s, int width, int height)
 {
     int ow, oh;
@@ -90,7 +117,11 @@ int gf_stage_run_cpu(const gf_stage *s, int gold, const gf_image *in, gf_image *
     if (!gf_stage_is_report(s)) {
         int (*fn)(const gf_stage *, const gf_image *, gf_image *) =
             gold || !s->ops->cpu ? s->ops->gold : s->ops->cpu;
-        return fn(s, in, out);
+        int ow, oh;
+        gf_stage_out_size(s, in->width, in->height, &ow, &oh);
+        if ((rc = gf_image_alloc(out, ow, oh)) == 0 && (rc = fn(s, in, out)))
+            gf_image_free(out);
+        return rc;
     }
     *n = s->ops->report_len(s, in->width, in->height);
     *vals = malloc(*n * sizeof **vals);

@@ -174,8 +174,9 @@ struct gf_stage_ops {
 
     /* Image stages. gold: the plain CPU reference, the result every other
      * path must equal bit for bit; in (host) -> *out (host, allocated by the
-     * callee). cpu: the CPU backend's fast path with the same contract, or
-     * NULL to run gold. Errors: GF_EINTERNAL (out of memory). */
+     * caller at gf_stage_out_size, every pixel written here). cpu: the CPU
+     * backend's fast path with the same contract, or NULL to run gold.
+     * Errors: GF_EINTERNAL (out of memory). */
     int (*gold)(const gf_stage *s, const gf_image *in, gf_image *out);
     int (*cpu)(const gf_stage *s, const gf_image *in, gf_image *out);
 
@@ -235,6 +236,16 @@ void gf_stage_out_size(const gf_stage *s, int width, int height, int *out_w, int
  * input, in ms (from cpu_cost). */
 double gf_stage_cpu_ms(const gf_stage *s, int width, int height, int threads);
 
+/* The same for the n stages at s, in order, on a width x height input. */
+double gf_stages_cpu_ms(const gf_stage *s, int n, int width, int height, int threads);
+
+/* Output size of the n stages at s, in order, for a width x height input. */
+void gf_stages_out_size(const gf_stage *s, int n, int width, int height, int *out_w, int *out_h);
+
+/* The earlier report stage among stages[0..i) whose values report stage i
+ * repeats (the same kind, no image stage between them), or -1. */
+int gf_stage_same_report(const gf_stage *stages, int i);
+
 /* Bytes s must move through device memory for a width x height input. */
 double gf_stage_bytes(const gf_stage *s, int width, int height);
 
@@ -242,8 +253,9 @@ double gf_stage_bytes(const gf_stage *s, int width, int height);
 const char *gf_stage_label(const gf_stage *s, char *buf, size_t n);
 
 /* Runs the CPU path of s (fast, or gold when gold != 0) on in: an image
- * stage allocates *out; a report stage fills *vals (malloc'd, *n values).
- * Errors: GF_EINTERNAL. */
+ * stage fills *out (allocated here at gf_stage_out_size, freed on error); a
+ * report stage fills *vals (malloc'd, *n values; vals and n may be NULL for
+ * an image stage). Errors: GF_EINTERNAL. */
 int gf_stage_run_cpu(const gf_stage *s, int gold, const gf_image *in, gf_image *out,
                      uint32_t **vals, size_t *n);
 

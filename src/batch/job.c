@@ -111,12 +111,8 @@ static void print_stats(const gf_plan *p, const gf_item *it, const gf_result *re
         const gf_stage *s = &p->stages[i];
         gf_stat st[GF_MAX_STATS];
         char label[48];
-        int n, dup = 0;
-        if (!gf_stage_is_report(s) || !s->ops->stats)
-            continue;
-        for (int j = i - 1; j >= 0 && gf_stage_is_report(&p->stages[j]); j--)
-            dup |= p->stages[j].ops == s->ops;
-        if (dup)
+        int n;
+        if (!gf_stage_is_report(s) || !s->ops->stats || gf_stage_same_report(p->stages, i) >= 0)
             continue;
         n = s->ops->stats(s, &results[i], st);
         const char *after = after_label(p, i, label, sizeof label);
@@ -220,12 +216,13 @@ static void print_report(const gf_plan *p, gf_report *rep, json_t *json)
 {
     if (p->quiet)
         return;
-    flockfile(stderr);
-    if (json)
+    if (json) {
         gf_json_line(json, stderr);
-    else if (!p->batch)
+    } else if (!p->batch) {
+        flockfile(stderr);
         gf_report_text(rep, stderr);
-    funlockfile(stderr);
+        funlockfile(stderr);
+    }
 }
 
 /* The orientation op that turns an image with EXIF Orientation o upright
@@ -270,14 +267,9 @@ static int run_alone(gf_worker *w, const gf_item *it, gf_pipeline *pl, gf_image 
                      gf_image *result, int *owned, gf_result *all)
 {
     const int threads = gf_cpu_threads();
-    int width = img->width, height = img->height, rc;
-    double ms = 0;
+    int rc;
 
-    for (int i = 0; i < pl->nstages; i++) {
-        ms += gf_stage_cpu_ms(&pl->stages[i], width, height, 1);
-        gf_stage_out_size(&pl->stages[i], width, height, &width, &height);
-    }
-    if (ms < ALONE_SERIAL_MS)
+    if (gf_stages_cpu_ms(pl->stages, pl->nstages, img->width, img->height, 1) < ALONE_SERIAL_MS)
         gf_set_cpu_threads(1);
     rc = gf_pipeline_run(pl, NULL, img, it->out ? result : NULL, owned, NULL, &w->rep, all);
     gf_set_cpu_threads(threads);
@@ -414,11 +406,8 @@ int gf_job_run(gf_worker *w, gf_item *it)
     if (rc == 0 && it->out)
         rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
     if (rc == 0 || (p->compare && rep->compare.n)) {
-        rep->out_width = rep->width;
-        rep->out_height = rep->height;
-        for (int s = 0; s < pl.nstages; s++)
-            gf_stage_out_size(&pl.stages[s], rep->out_width, rep->out_height, &rep->out_width,
-                              &rep->out_height);
+        gf_stages_out_size(pl.stages, pl.nstages, rep->width, rep->height, &rep->out_width,
+                           &rep->out_height);
         gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
         rep->done_ms = gf_now_ms() - gf_process_t0;
         if (p->timings == GF_TIMINGS_JSON)
@@ -435,9 +424,7 @@ out:
         snprintf(msg, sizeof msg, "%s", gf_errmsg());
         if (p->timings == GF_TIMINGS_JSON && !p->quiet) {
             json = json_pack("{s:s,s:i,s:s}", "input", name, "status", -rc, "error", msg);
-            flockfile(stderr);
             gf_json_line(json, stderr);
-            funlockfile(stderr);
             json_decref(json);
         }
         fprintf(stderr, "gpufilt: %s\n", msg);

@@ -113,17 +113,14 @@ static void choose_backend(gf_worker *w, int width, int height, gf_report *rep)
 {
     pool *P = w->pool;
     const gf_plan *p = P->plan;
-    double cpu_ms = 0;
+    double cpu_ms;
     const int threads = gf_cpu_threads();
 
     w->cpu_alone = !p->batch && p->backend == GF_BACKEND_CPU;
     if (p->backend != GF_BACKEND_AUTO || p->batch || p->gpu_forced || P->probing)
         return;
-    for (int i = 0; i < p->nstages; i++) {
-        cpu_ms += gf_stage_cpu_ms(&p->stages[i], width, height, threads);
-        gf_stage_out_size(&p->stages[i], width, height, &width, &height);
-    }
-    if (width > 0 && cpu_ms < GPU_START_MS) {
+    cpu_ms = gf_stages_cpu_ms(p->stages, p->nstages, width, height, threads);
+    if (width > 0 && cpu_ms < GPU_START_MS) { /* width 0: the header was not read */
         P->cpu_chosen = 1; /* only this worker runs: a single file */
         w->cpu_alone = 1;
         snprintf(rep->why, sizeof rep->why,

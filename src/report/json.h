@@ -19,13 +19,20 @@ static inline json_t *gf_json_real(double x, int decimals)
 }
 
 /* Writes j to f as one compact line with a newline, keys in insertion
- * order, reals with up to 15 significant digits. Returns 0, or -1 when j
- * is NULL or the write fails. */
+ * order, reals with up to 15 significant digits, holding f's lock so that
+ * a batch's workers never mix their lines. Returns 0, or -1 when j is NULL
+ * or the write fails. */
 static inline int gf_json_line(const json_t *j, FILE *f)
 {
-    if (!j || json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
+    int rc = -1;
+
+    if (!j)
         return -1;
-    return fputc('\n', f) == EOF ? -1 : 0;
+    flockfile(f);
+    if (json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) == 0 && fputc('\n', f) != EOF)
+        rc = 0;
+    funlockfile(f);
+    return rc;
 }
 
 #endif

@@ -133,26 +133,16 @@ int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
     return 0;
 }
 
-static int run(const gf_stage *s, const gf_image *in, gf_image *out, int gold)
-{
-    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
-    int rc = gf_image_alloc(out, in->width, in->height);
-
-    if (rc == 0)
-        rc = (gold ? gf_mean_gold : gf_mean_cpu)(in, out, p->ksize, p->border);
-    if (rc)
-        gf_image_free(out);
-    return rc;
-}
-
 static int mean_gold(const gf_stage *s, const gf_image *in, gf_image *out)
 {
-    return run(s, in, out, 1);
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
+    return gf_mean_gold(in, out, p->ksize, p->border);
 }
 
 static int mean_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 {
-    return run(s, in, out, 0);
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
+    return gf_mean_cpu(in, out, p->ksize, p->border);
 }
 
 static void mean_label(const gf_stage *s, char *buf, size_t n)

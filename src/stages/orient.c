@@ -175,26 +175,14 @@ static void orient_out_size(const gf_stage *s, int w, int h, int *ow, int *oh)
     *oh = sw ? w : h;
 }
 
-static int run(const gf_stage *s, const gf_image *in, gf_image *out, int gold)
-{
-    gf_orient_op op = GF_CPARAMS(s, gf_orient_params)->op;
-    int ow, oh, rc;
-
-    orient_out_size(s, in->width, in->height, &ow, &oh);
-    rc = gf_image_alloc(out, ow, oh);
-    if (rc == 0 && (rc = (gold ? gf_orient_gold : gf_orient_cpu)(in, out, op)))
-        gf_image_free(out);
-    return rc;
-}
-
 static int orient_gold(const gf_stage *s, const gf_image *in, gf_image *out)
 {
-    return run(s, in, out, 1);
+    return gf_orient_gold(in, out, GF_CPARAMS(s, gf_orient_params)->op);
 }
 
 static int orient_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 {
-    return run(s, in, out, 0);
+    return gf_orient_cpu(in, out, GF_CPARAMS(s, gf_orient_params)->op);
 }
 
 /* Sets s to op, in the stage kind that op belongs to. */

@@ -77,7 +77,8 @@ GF_CLONES static uint32_t row_total(const unsigned char *restrict row, int w)
     __m128i acc = zero;
     for (; x + 16 <= w; x += 16)
         acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_loadu_si128((const __m128i *)(row + x)), zero));
-    t = (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+    t = (uint64_t)_mm_cvtsi128_si64(acc) +
+        (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
 #endif
     for (; x < w; x++)
         t += row[x];

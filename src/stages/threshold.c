@@ -107,10 +107,7 @@ static int run(const gf_stage *s, const gf_image *in, gf_image *out, int gold)
 {
     int t, rc = level(s, in, gold, &t);
 
-    if (rc == 0 && (rc = gf_image_alloc(out, in->width, in->height)) == 0 &&
-        (rc = (gold ? gf_threshold_gold : gf_threshold_cpu)(in, out, t)))
-        gf_image_free(out);
-    return rc;
+    return rc ? rc : (gold ? gf_threshold_gold : gf_threshold_cpu)(in, out, t);
 }
 
 static int threshold_gold(const gf_stage *s, const gf_image *in, gf_image *out)
