@@ -648,12 +648,8 @@ static int parse_sizes(bench *b, const char *arg)
         return -1;
     b->nsizes = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *x = strchr(tok, 'x');
-        if (!x || b->nsizes == MAX_SIZES)
-            return -1;
-        *x = 0;
-        if (gf_parse_int("--size", tok, 1, 65535, &b->sizes[b->nsizes][0]) ||
-            gf_parse_int("--size", x + 1, 1, 65535, &b->sizes[b->nsizes][1]))
+        if (b->nsizes == MAX_SIZES ||
+            gf_parse_ints("--size", "WxH", tok, 'x', 2, 1, 65535, b->sizes[b->nsizes]))
             return -1;
         b->nsizes++;
     }
@@ -662,17 +658,14 @@ static int parse_sizes(bench *b, const char *arg)
 
 static int parse_matmul(bench *b, const char *arg)
 {
-    char buf[64], *x1, *x2;
+    int mnk[3];
 
-    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf || !(x1 = strchr(buf, 'x')) ||
-        !(x2 = strchr(x1 + 1, 'x')))
+    if (gf_parse_ints("--matmul", "MxNxK", arg, 'x', 3, 1, 16384, mnk))
         return -1;
-    *x1 = *x2 = 0;
-    return gf_parse_int("--matmul", buf, 1, 16384, &b->mm) ||
-                   gf_parse_int("--matmul", x1 + 1, 1, 16384, &b->mn) ||
-                   gf_parse_int("--matmul", x2 + 1, 1, 16384, &b->mk)
-               ? -1
-               : 0;
+    b->mm = mnk[0];
+    b->mn = mnk[1];
+    b->mk = mnk[2];
+    return 0;
 }
 
 int gf_bench_main(int argc, char **argv)

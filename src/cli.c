@@ -90,21 +90,14 @@ static const cli_opt cli_opts[] = {
 /* --plot-size: a report modifier of every report stage, so it lives here. */
 static int parse_plot_size(gf_stage *s, const char *arg)
 {
-    int w, h;
-    char *x = strchr(arg, 'x');
-    char buf[32];
+    int wh[2];
 
-    if (!x || (size_t)(x - arg) >= sizeof buf)
-        return gf_err(GF_EUSAGE, NULL, "--plot-size: '%s' is not WxH", arg);
-    memcpy(buf, arg, (size_t)(x - arg));
-    buf[x - arg] = 0;
-    if (gf_parse_int("--plot-size width", buf, GF_PLOT_MIN_SIDE, GF_PLOT_MAX_SIDE, &w) ||
-        gf_parse_int("--plot-size height", x + 1, GF_PLOT_MIN_SIDE, GF_PLOT_MAX_SIDE, &h))
+    if (gf_parse_ints("--plot-size", "WxH", arg, 'x', 2, GF_PLOT_MIN_SIDE, GF_PLOT_MAX_SIDE, wh))
         return GF_EUSAGE;
     if (!gf_stage_is_report(s))
         return 1;
-    s->mods.plot_w = w;
-    s->mods.plot_h = h;
+    s->mods.plot_w = wh[0];
+    s->mods.plot_h = wh[1];
     return 0;
 }
 
@@ -283,17 +276,13 @@ static int stage_option(parse_state *ps, const stage_opt *so, const char *arg)
 
 static int parse_shard(gf_plan *p, const char *arg)
 {
-    const char *slash = strchr(arg, '/');
-    char k[24];
+    int kn[2];
 
-    if (!slash || (size_t)(slash - arg) >= sizeof k)
-        return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N", arg);
-    memcpy(k, arg, (size_t)(slash - arg));
-    k[slash - arg] = 0;
-    if (gf_parse_int("--shard N", slash + 1, 1, 1000000, &p->shard_n) ||
-        gf_parse_int("--shard K", k, 1, p->shard_n, &p->shard_k))
+    if (gf_parse_ints("--shard", "K/N", arg, '/', 2, 1, 1000000, kn) || kn[0] > kn[1])
         return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N <= 1000000",
                       arg);
+    p->shard_k = kn[0];
+    p->shard_n = kn[1];
     return 0;
 }
 

@@ -77,6 +77,12 @@ const char *gf_errmsg(void);
 int gf_parse_int(const char *opt, const char *s, int lo, int hi, int *v);
 int gf_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 
+/* Parses s, n whole decimal numbers in [lo, hi] joined by sep ("640x480"
+ * with sep 'x' and n 2), into v[0..n). Returns 0, or GF_EUSAGE with the
+ * message "OPT: 'S' is not FORM (LO..HI each)". */
+int gf_parse_ints(const char *opt, const char *form, const char *s, char sep, int n, int lo,
+                  int hi, int *v);
+
 /* xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
  * generators, scrambled", 2016): the next 32 random bits from *state, which
  * must not be 0. For test and benchmark inputs, not for anything secret. */

@@ -82,6 +82,27 @@ int gf_parse_int(const char *opt, const char *s, int lo, int hi, int *v)
     return rc;
 }
 
+int gf_parse_ints(const char *opt, const char *form, const char *s, char sep, int n, int lo,
+                  int hi, int *v)
+{
+    const char *p = s;
+
+    for (int i = 0; i < n; i++) {
+        const char *end = i < n - 1 ? strchr(p, sep) : p + strlen(p);
+        char num[24];
+        if (!end || (size_t)(end - p) >= sizeof num)
+            break;
+        memcpy(num, p, (size_t)(end - p));
+        num[end - p] = 0;
+        if (gf_parse_int(opt, num, lo, hi, &v[i]))
+            break;
+        if (i == n - 1)
+            return 0;
+        p = end + 1;
+    }
+    return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not %s (%d..%d each)", opt, s, form, lo, hi);
+}
+
 const char *gf_errmsg(void)
 {
     return errbuf;

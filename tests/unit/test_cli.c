@@ -157,6 +157,31 @@ static void test_numbers(void **state)
     assert_true(p.limits.max_file_bytes == UINT64_MAX);
 }
 
+/* gf_parse_ints: the numbers joined by a separator, each in range, nothing
+ * more or less; and gf_median, odd and even counts. */
+static void test_number_lists(void **state)
+{
+    int v[3] = {-1, -1, -1};
+    double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2};
+    (void)state;
+    assert_int_equal(gf_parse_ints("--x", "WxH", "640x480", 'x', 2, 1, 1000, v), 0);
+    assert_int_equal(v[0], 640);
+    assert_int_equal(v[1], 480);
+    assert_int_equal(v[2], -1);
+    assert_int_equal(gf_parse_ints("--x", "MxNxK", "1x2x3", 'x', 3, 1, 3, v), 0);
+    assert_int_equal(v[0] * 100 + v[1] * 10 + v[2], 123);
+    assert_int_equal(gf_parse_ints("--x", "WxH", "1x2x3", 'x', 2, 1, 9, v), GF_EUSAGE);
+    assert_string_equal(gf_errmsg(), "--x: '1x2x3' is not WxH (1..9 each)");
+    assert_int_equal(gf_parse_ints("--x", "WxH", "640x", 'x', 2, 1, 1000, v), GF_EUSAGE);
+    assert_int_equal(gf_parse_ints("--x", "WxH", "x480", 'x', 2, 1, 1000, v), GF_EUSAGE);
+    assert_int_equal(gf_parse_ints("--x", "WxH", "640", 'x', 2, 1, 1000, v), GF_EUSAGE);
+    assert_int_equal(gf_parse_ints("--x", "WxH", "1001x5", 'x', 2, 1, 1000, v), GF_EUSAGE);
+    assert_int_equal(gf_parse_ints("--x", "K/N", "2/3", '/', 2, 1, 3, v), 0);
+    assert_int_equal(v[0] * 10 + v[1], 23);
+    assert_true(gf_median(odd, 3) == 3.0);
+    assert_true(gf_median(even, 4) == 2.5);
+}
+
 static void test_inputs(void **state)
 {
     gf_plan p;
@@ -176,7 +201,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stages_in_order), cmocka_unit_test(test_settings_and_modifiers),
         cmocka_unit_test(test_variants),        cmocka_unit_test(test_outputs),
-        cmocka_unit_test(test_numbers),         cmocka_unit_test(test_inputs),
+        cmocka_unit_test(test_numbers),         cmocka_unit_test(test_number_lists),
+        cmocka_unit_test(test_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
