@@ -392,6 +392,17 @@ static int build_list(pool *P)
     return 0;
 }
 
+/* Keeps a copy of path in *dst and lists it as item's, for the check for
+ * collisions. */
+static int keep_name(char **dst, const char *path, char **names, int *owner, size_t *nn, int item)
+{
+    if (!(*dst = strdup(path)))
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    owner[*nn] = item;
+    names[(*nn)++] = *dst;
+    return 0;
+}
+
 /* This shard's items with their output names. Two inputs with one output
  * name are a usage error, found here before any work. */
 static int build_items(pool *P)
@@ -422,27 +433,16 @@ static int build_items(pool *P)
             rc = gf_err(GF_EINTERNAL, NULL, "out of memory");
             break;
         }
-        if (p->output) {
-            if ((rc = gf_output_name(p->output, p->output_dir, p->format, it->path, it->index,
-                                     path, sizeof path)) ||
-                !(it->out = strdup(path))) {
-                rc = rc ? rc : gf_err(GF_EINTERNAL, NULL, "out of memory");
-                break;
-            }
-            owner[nn] = P->n - 1;
-            names[nn++] = it->out;
-        }
+        if (p->output &&
+            ((rc = gf_output_name(p->output, p->output_dir, p->format, it->path, it->index, path,
+                                  sizeof path)) ||
+             (rc = keep_name(&it->out, path, names, owner, &nn, P->n - 1))))
+            break;
         for (int s = 0; s < p->nstages && rc == 0; s++) {
             const char *t = p->stages[s].path;
-            if (!gf_stage_is_report(&p->stages[s]) || !t)
-                continue;
-            if ((rc = gf_expand_template(t, it->path, it->index, path, sizeof path)) ||
-                !(it->reports[s] = strdup(path))) {
-                rc = rc ? rc : gf_err(GF_EINTERNAL, NULL, "out of memory");
-                break;
-            }
-            owner[nn] = P->n - 1;
-            names[nn++] = it->reports[s];
+            if (gf_stage_is_report(&p->stages[s]) && t &&
+                (rc = gf_expand_template(t, it->path, it->index, path, sizeof path)) == 0)
+                rc = keep_name(&it->reports[s], path, names, owner, &nn, P->n - 1);
         }
     }
     if (rc == 0 && gf_find_collision(names, nn, &a, &b))

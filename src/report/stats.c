@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,36 +69,50 @@ void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st)
     st->otsu = gf_otsu(bins);
 }
 
+/* The statistics' names, in the order they are printed, and where each
+ * lives in gf_hist_stats: 'u' a uint64_t, 'i' an int, 'r' a double. */
+static const struct {
+    const char *key;
+    char type;
+    size_t off;
+} fields[] = {
+#define F(k, t) {#k, t, offsetof(gf_hist_stats, k)}
+    F(pixels, 'u'), F(min, 'i'), F(max, 'i'), F(mean, 'r'),    F(stddev, 'r'),
+    F(mode, 'i'),   F(median, 'i'), F(p1, 'i'), F(p5, 'i'),    F(p25, 'i'),
+    F(p75, 'i'),    F(p95, 'i'),    F(p99, 'i'), F(entropy, 'r'), F(otsu, 'i'),
+#undef F
+};
+#define NFIELDS (int)(sizeof fields / sizeof fields[0])
+
+#define FIELD(st, k, T) (*(const T *)(const void *)((const char *)(st) + fields[k].off))
+
 int gf_hist_stats_kv(const gf_hist_stats *st, gf_stat *out)
 {
-    int n = 0;
-#define KV(k, fmt, v) snprintf(out[n].key, sizeof out[n].key, "%s", k), \
-                      snprintf(out[n].value, sizeof out[n].value, fmt, v), n++
-    KV("pixels", "%llu", (unsigned long long)st->pixels);
-    KV("min", "%d", st->min);
-    KV("max", "%d", st->max);
-    KV("mean", "%.4f", st->mean);
-    KV("stddev", "%.4f", st->stddev);
-    KV("mode", "%d", st->mode);
-    KV("median", "%d", st->median);
-    KV("p1", "%d", st->p1);
-    KV("p5", "%d", st->p5);
-    KV("p25", "%d", st->p25);
-    KV("p75", "%d", st->p75);
-    KV("p95", "%d", st->p95);
-    KV("p99", "%d", st->p99);
-    KV("entropy", "%.4f", st->entropy);
-    KV("otsu", "%d", st->otsu);
-#undef KV
-    return n;
+    for (int k = 0; k < NFIELDS; k++) {
+        snprintf(out[k].key, sizeof out[k].key, "%s", fields[k].key);
+        if (fields[k].type == 'u')
+            snprintf(out[k].value, sizeof out[k].value, "%llu",
+                     (unsigned long long)FIELD(st, k, uint64_t));
+        else if (fields[k].type == 'i')
+            snprintf(out[k].value, sizeof out[k].value, "%d", FIELD(st, k, int));
+        else
+            snprintf(out[k].value, sizeof out[k].value, "%.4f", FIELD(st, k, double));
+    }
+    return NFIELDS;
 }
 
 json_t *gf_hist_stats_json(const gf_hist_stats *st)
 {
-    return json_pack("{s:I,s:i,s:i,s:o,s:o,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:i}",
-                     "pixels", (json_int_t)st->pixels, "min", st->min, "max", st->max, "mean",
-                     gf_json_real(st->mean, 6), "stddev", gf_json_real(st->stddev, 6), "mode",
-                     st->mode, "median", st->median, "p1", st->p1, "p5", st->p5, "p25", st->p25,
-                     "p75", st->p75, "p95", st->p95, "p99", st->p99, "entropy",
-                     gf_json_real(st->entropy, 6), "otsu", st->otsu);
+    json_t *j = json_object();
+
+    for (int k = 0; j && k < NFIELDS; k++) {
+        json_t *v = fields[k].type == 'u'   ? json_integer((json_int_t)FIELD(st, k, uint64_t))
+                    : fields[k].type == 'i' ? json_integer(FIELD(st, k, int))
+                                            : gf_json_real(FIELD(st, k, double), 6);
+        if (json_object_set_new(j, fields[k].key, v)) {
+            json_decref(j);
+            return NULL;
+        }
+    }
+    return j;
 }
