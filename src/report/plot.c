@@ -227,10 +227,6 @@ static void number(char *buf, size_t n, double v)
     static const char *const sfx[] = {"", "k", "M", "G"};
     int i = 0;
 
-    while (fabs(v) >= 10000 && i < 3 && fmod(v, 1000) == 0) {
-        v /= 1000;
-        i++;
-    }
     while (fabs(v) >= 10000 && i < 3) {
         v /= 1000;
         i++;
@@ -263,6 +259,17 @@ static void power_of_ten(char *buf, size_t n, int k)
         len = strlen(buf);
         snprintf(buf + len, n - len, "%s", sup[*d - '0']);
     }
+}
+
+/* The label of y tick v: a power of ten on a log scale (0 at the foot). */
+static void y_label(const gf_plot *p, double v, char *buf, size_t n)
+{
+    if (p->log && v == 0)
+        snprintf(buf, n, "0");
+    else if (p->log)
+        power_of_ten(buf, n, (int)v);
+    else
+        number(buf, n, v);
 }
 
 static double yval(const gf_plot *p, uint32_t v)
@@ -342,10 +349,7 @@ static void draw(canvas *c, const gf_plot *p, int W, int H)
     }
     /* the left margin holds the widest y label and the y title */
     for (double v = 0; v <= top + 1e-9; v += step) {
-        if (p->log)
-            power_of_ten(label, sizeof label, (int)v);
-        else
-            number(label, sizeof label, v);
+        y_label(p, v, label, sizeof label);
         double w = text_width(c, label, TICK_SIZE, 0);
         lw = w > lw ? w : lw;
     }
@@ -360,12 +364,7 @@ static void draw(canvas *c, const gf_plot *p, int W, int H)
     /* y grid, ticks and labels */
     for (double v = 0; v <= top + 1e-9; v += step) {
         double y = ypix(&L, v);
-        if (p->log && v == 0)
-            snprintf(label, sizeof label, "0");
-        else if (p->log)
-            power_of_ten(label, sizeof label, (int)v);
-        else
-            number(label, sizeof label, v);
+        y_label(p, v, label, sizeof label);
         if (v > 0)
             line(c, L.x0, y, L.x1, y, grid, 1);
         line(c, L.x0 - TICK_LEN, y, L.x0, y, axis, 1);
@@ -419,40 +418,19 @@ static void draw(canvas *c, const gf_plot *p, int W, int H)
     }
 }
 
-typedef struct growbuf {
-    unsigned char *data;
-    size_t len, cap;
-    int failed;
-} growbuf;
-
-static cairo_status_t grow_write(void *closure, const unsigned char *data, unsigned int n)
+/* cairo's PNG bytes, appended to the FILE at closure. */
+static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int n)
 {
-    growbuf *g = closure;
-
-    if (g->len + n > g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 65536;
-        while (cap < g->len + n)
-            cap *= 2;
-        unsigned char *d = realloc(g->data, cap);
-        if (!d) {
-            g->failed = 1;
-            return CAIRO_STATUS_WRITE_ERROR;
-        }
-        g->data = d;
-        g->cap = cap;
-    }
-    memcpy(g->data + g->len, data, n);
-    g->len += n;
-    return CAIRO_STATUS_SUCCESS;
+    return fwrite(data, 1, n, closure) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
 int gf_plot_render(const gf_plot *p, int svg, unsigned char **out, size_t *len)
 {
     const int W = p->width > 0 ? p->width : GF_PLOT_W, H = p->height > 0 ? p->height : GF_PLOT_H;
     canvas c = {NULL, NULL, NULL};
-    growbuf g = {NULL, 0, 0, 0};
-    char *svgbuf = NULL;
-    size_t svglen = 0;
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = NULL;
     int rc = 0;
 
     *out = NULL;
@@ -468,42 +446,36 @@ int gf_plot_render(const gf_plot *p, int svg, unsigned char **out, size_t *len)
                     cairo_status_to_string(cairo_status(c.cr)));
         goto out;
     }
+    if (!(f = open_memstream(&buf, &blen))) {
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory for the plot");
+        goto out;
+    }
     if (svg) {
-        c.svg = open_memstream(&svgbuf, &svglen);
-        if (!c.svg) {
-            rc = gf_err(GF_EINTERNAL, NULL, "out of memory for the plot");
-            goto out;
-        }
-        fprintf(c.svg,
+        c.svg = f;
+        fprintf(f,
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 "viewBox=\"0 0 %d %d\">\n<title>",
                 W, H, W, H);
-        xml_escaped(c.svg, p->title);
-        fputs("</title>\n", c.svg);
+        xml_escaped(f, p->title);
+        fputs("</title>\n", f);
     }
     draw(&c, p, W, H);
     if (svg) {
-        fputs("</svg>\n", c.svg);
-        if (fclose(c.svg)) {
-            rc = gf_err(GF_EINTERNAL, NULL, "out of memory for the plot");
-            free(svgbuf);
-        } else {
-            *out = (unsigned char *)svgbuf;
-            *len = svglen;
-        }
-        c.svg = NULL;
-        goto out;
+        fputs("</svg>\n", f);
+    } else {
+        cairo_surface_flush(c.surface);
+        if (cairo_surface_write_to_png_stream(c.surface, file_write, f) != CAIRO_STATUS_SUCCESS)
+            rc = gf_err(GF_EINTERNAL, NULL, "cannot encode the plot");
     }
-    cairo_surface_flush(c.surface);
-    if (cairo_surface_write_to_png_stream(c.surface, grow_write, &g) != CAIRO_STATUS_SUCCESS) {
-        free(g.data);
-        rc = gf_err(GF_EINTERNAL, NULL, "cannot encode the plot%s",
-                    g.failed ? ": out of memory" : "");
-        goto out;
+    if (fclose(f) && rc == 0)
+        rc = gf_err(GF_EINTERNAL, NULL, "out of memory for the plot");
+    if (rc) {
+        free(buf);
+    } else {
+        *out = (unsigned char *)buf;
+        *len = blen;
     }
-    *out = g.data;
-    *len = g.len;
 out:
     cairo_destroy(c.cr);
     cairo_surface_destroy(c.surface);
