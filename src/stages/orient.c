@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <string.h>
 
 _Static_assert(sizeof(gf_orient_params) <= GF_STAGE_PARAMS, "orient params");
 

@@ -16,6 +16,7 @@
 #include "../../src/gpu.h"
 #include "../../src/pipeline.h"
 #include "../../src/stage.h"
+#include "../seed.h"
 
 static int passed, failed;
 static gf_gpu *gpu;
@@ -80,7 +81,6 @@ int main(int argc, char **argv)
     const int(*sizes)[2] = is_small ? small : full;
     const int nsizes = is_small ? (int)(sizeof small / sizeof small[0])
                                 : (int)(sizeof full / sizeof full[0]);
-    const char *env = getenv("GPUFILT_TEST_SEED");
     char name[128], what[256];
     gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
 
@@ -88,9 +88,7 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", gf_errmsg());
         return 0;
     }
-    rng_state = env && *env ? strtoull(env, NULL, 10)
-                            : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid());
-    rng_state |= 1;
+    rng_state = test_seed();
     printf("test_gpu on %s, seed %llu (GPUFILT_TEST_SEED=%llu replays it)\n", name,
            (unsigned long long)rng_state, (unsigned long long)rng_state);
     for (int i = 0; i < nsizes; i++) {

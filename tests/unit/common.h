@@ -17,6 +17,7 @@
 
 #include "../../src/border.h"
 #include "../../src/gf.h"
+#include "../seed.h"
 
 /* gf_rand's state: GPUFILT_TEST_SEED when set, else from the clock and the
  * process id; printed once, so any failure can be replayed. */
@@ -24,11 +25,7 @@ static uint64_t test_rng;
 static inline uint64_t *test_state(void)
 {
     if (!test_rng) {
-        const char *env = getenv("GPUFILT_TEST_SEED");
-        test_rng = env && *env ? strtoull(env, NULL, 10)
-                               : (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^
-                                     (uint64_t)getpid() << 32;
-        test_rng |= 1;
+        test_rng = test_seed();
         fprintf(stderr, "random seed %llu (GPUFILT_TEST_SEED=%llu replays it)\n",
                 (unsigned long long)test_rng, (unsigned long long)test_rng);
     }
