@@ -166,14 +166,12 @@ static int write_reports(gf_worker *w, const gf_item *it, const gf_result *resul
 /* Reads the input and lets the pool choose the backend from its header. */
 static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size_t *len)
 {
-    int rc = gf_read_all(it->path, &w->plan->limits, buf, len), width = 0, height = 0;
+    int rc = gf_read_all(it->path, &w->plan->limits, buf, len);
 
     if (rc)
         return rc;
     lap(w, "read", NULL, (double)*len);
-    if (gf_peek_size(*buf, *len, &width, &height))
-        width = height = 0;
-    w->choose(w, width, height, &w->rep);
+    w->choose(w, *buf, *len, &w->rep);
     w->t_lap = gf_now_ms();
     return 0;
 }

@@ -25,10 +25,10 @@ typedef struct gf_worker gf_worker;
  * when the GPU is required but unusable. */
 typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
 
-/* Called once the input's header is read (width x height, or 0 x 0 when it
- * could not be read), before it decodes: lets --backend auto choose the
- * backend for a single file, and start CUDA only if it wants the GPU. */
-typedef void (*gf_choose_fn)(gf_worker *w, int width, int height, gf_report *rep);
+/* Called once the input's bytes (buf, len) are read, before they decode:
+ * lets --backend auto choose the backend for a single file from the size
+ * its header gives, and start CUDA only if it wants the GPU. */
+typedef void (*gf_choose_fn)(gf_worker *w, const unsigned char *buf, size_t len, gf_report *rep);
 
 /* Decodes a JPEG (buf, len) on the GPU into *out (the pipeline's input,
  * shaped to its size): 1 when done, 0 when the CPU must decode it (nvJPEG

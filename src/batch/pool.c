@@ -108,17 +108,21 @@ static void start_gpu(pool *P)
 /* --backend auto for a single file whose stages nothing forces onto the
  * GPU: once the header gives the size, the CPU runs them when they should
  * take less there than CUDA takes to start; otherwise CUDA starts now,
- * behind the decode. Batches and forced runs started CUDA at once. */
-static void choose_backend(gf_worker *w, int width, int height, gf_report *rep)
+ * behind the decode. Batches and forced runs started CUDA at once (and
+ * read no header here). */
+static void choose_backend(gf_worker *w, const unsigned char *buf, size_t len, gf_report *rep)
 {
     pool *P = w->pool;
     const gf_plan *p = P->plan;
     double cpu_ms;
     const int threads = gf_cpu_threads();
+    int width, height;
 
     w->cpu_alone = !p->batch && p->backend == GF_BACKEND_CPU;
     if (p->backend != GF_BACKEND_AUTO || p->batch || p->gpu_forced || P->probing)
         return;
+    if (gf_peek_size(buf, len, &width, &height))
+        width = height = 0;
     cpu_ms = gf_stages_cpu_ms(p->stages, p->nstages, width, height, threads);
     if (width > 0 && cpu_ms < GPU_START_MS) { /* width 0: the header was not read */
         P->cpu_chosen = 1; /* only this worker runs: a single file */
