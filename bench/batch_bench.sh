@@ -1,7 +1,11 @@
 #!/bin/sh
-# batch_bench.sh [N] - photo batches: gpufilt against OpenCV-Python with one
-# process per core, in the same run, on N (2000) distinct JPEG photos
-# 2400x1600 q90, chroma 4:2:0 and 4:4:4 (bench/make_photos.py; Pillow).
+# batch_bench.sh [N [R]] - photo batches: gpufilt against OpenCV-Python with
+# one process per core, in the same run, on N (2000) distinct JPEG photos
+# 2400x1600 q90, chroma 4:2:0 and 4:4:4 (bench/make_photos.py; Pillow). Each
+# job runs R (1) times, OpenCV and gpufilt alternating; the last line of a job
+# is the median of its R ratios. Photos and outputs live in a folder under
+# $BENCH_DIR (default $TMPDIR or /tmp): give both contenders the same disk,
+# or a tmpfs such as /dev/shm to keep writeback out of the figures.
 # Jobs:
 #   mean+hist+png  --mean 5, histogram CSV, PNG out
 #   hist           histogram CSV only
@@ -15,10 +19,11 @@
 # workers). Run from the repository root after `make`; needs Pillow and cv2.
 set -eu
 n=${1:-2000}
+reps=${2:-1}
 . bench/python.sh
 py=$(pick_python "cv2, PIL")
 cores=$(nproc)
-w=$(mktemp -d)
+w=$(mktemp -d -p "${BENCH_DIR:-${TMPDIR:-/tmp}}")
 trap 'rm -rf "$w"' EXIT
 
 # the photos, made by one process per core
@@ -100,6 +105,7 @@ print("    per file: " + ", ".join("%s %.2f" % (k, v / max(1, len(files)))
 open(path + ".rate", "w").write("%f" % (n / wall))
 PY
 	mv "$w/t.json.rate" "$w/gpufilt_rate"
+	rm -rf "$w/o"
 }
 
 cv_job() {
@@ -109,32 +115,42 @@ cv_job() {
 	t0=$(now)
 	$py "$w/cv.py" "$job" "$w/$set" "$w/o"
 	t1=$(now)
+	rm -rf "$w/o"
 	g=$(secs "$t0" "$t1")
 	echo "$n $g $label" | awk '{ printf "  %-28s %7.1f images/s (%.2f s)\n", "OpenCV " $3, $1 / $2, $2 }'
 	echo "$n $g" | awk '{ printf "%f", $1 / $2 }' >"$w/cv_rate"
 }
 
 ratio() { awk -v g="$(cat "$w/gpufilt_rate")" -v c="$(cat "$w/cv_rate")" \
-	'BEGIN { printf "  gpufilt / OpenCV: %.2fx\n", g / c }'; }
+	'BEGIN { r = g / c; printf "  gpufilt / OpenCV: %.2fx\n", r; printf "%f\n", r >> "'"$w/ratios"'" }'; }
+
+# pair CVJOB SET GPUFILT-LABEL GPUFILT-ARGS...: OpenCV's job and gpufilt's,
+# alternating R times, then the median of the R ratios
+pair() {
+	job=$1 set=$2 label=$3
+	shift 3
+	: >"$w/ratios"
+	r=0
+	while [ $r -lt "$reps" ]; do
+		cv_job "$job" "$set" "$job"
+		gpufilt_job "$label" "$set" "$@"
+		ratio
+		r=$((r + 1))
+	done
+	[ "$reps" -eq 1 ] || sort -g "$w/ratios" | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "  median of %d: %.2fx (%.2f-%.2f)\n", NR, m, v[1], v[NR] }'
+}
 
 for set in p420 p444; do
 	echo "== $set: --mean 5 + histogram CSV + PNG out"
-	cv_job mean+hist+png "$set" mean+hist+png
-	gpufilt_job "gpufilt" "$set" --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
-	ratio
+	pair mean+hist+png "$set" gpufilt --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
 	echo "== $set: histogram CSV only"
-	cv_job hist "$set" hist
-	gpufilt_job "gpufilt" "$set" --hist "$w/o/{stem}.csv"
-	ratio
+	pair hist "$set" gpufilt --hist "$w/o/{stem}.csv"
 done
 echo "== p420: --mean 5 + histogram CSV + PNG out, --backend cpu"
-cv_job mean+hist+png p420 mean+hist+png
-gpufilt_job "gpufilt --backend cpu" p420 --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png" \
-	--backend cpu
-ratio
+pair mean+hist+png p420 "gpufilt --backend cpu" --mean 5 --hist "$w/o/{stem}.csv" \
+	-o "$w/o/{stem}.png" --backend cpu
 echo "== p420: --mean 5 + JPEG out (quality 90)"
-cv_job jpeg p420 jpeg
-gpufilt_job "gpufilt (libjpeg-turbo)" p420 --mean 5 -o "$w/o/{stem}.jpg"
-ratio
-gpufilt_job "gpufilt --backend cuda (nvJPEG)" p420 --mean 5 -o "$w/o/{stem}.jpg" --backend cuda
-ratio
+pair jpeg p420 "gpufilt (libjpeg-turbo)" --mean 5 -o "$w/o/{stem}.jpg"
+pair jpeg p420 "gpufilt --backend cuda (nvJPEG)" --mean 5 -o "$w/o/{stem}.jpg" --backend cuda

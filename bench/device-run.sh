@@ -10,7 +10,8 @@
 #   damage    bench/jpeg_damage.sh
 #   cpu       bench/cpu_vs_opencv.sh on this machine's cores
 #   oneoff    bench/oneoff_bench.sh
-#   batch     bench/batch_bench.sh (BATCH_N photos, 2000)
+#   batch     bench/batch_bench.sh (BATCH_N photos, 2000; BATCH_R rounds, 1), in
+#             /dev/shm where it exists
 # Default: test-gpu bench. Logs go to $OUT (or bench-out).
 set -u
 out=${OUT:-bench-out}
@@ -36,7 +37,8 @@ for step; do
 	damage) sh bench/jpeg_damage.sh 2>&1 | tee "$out/damage.log" ;;
 	cpu) sh bench/cpu_vs_opencv.sh 2>&1 | tee "$out/cpu.log" ;;
 	oneoff) sh bench/oneoff_bench.sh 2>&1 | tee "$out/oneoff.log" ;;
-	batch) timeout 400 sh bench/batch_bench.sh "${BATCH_N:-2000}" 2>&1 | tee "$out/batch.log" ;;
+	batch) [ -d /dev/shm ] && BENCH_DIR=${BENCH_DIR:-/dev/shm} && export BENCH_DIR
+		timeout 560 sh bench/batch_bench.sh "${BATCH_N:-2000}" "${BATCH_R:-1}" 2>&1 | tee "$out/batch.log" ;;
 	*) echo "unknown step $step" ;;
 	esac
 	echo "=== $step: $(($(date +%s) - t0)) s"

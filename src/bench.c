@@ -720,9 +720,10 @@ int gf_bench_main(int argc, char **argv)
             for (int i = 1; i + 1 < nexp; i++) {
                 printf("  %-10s stages:", exps[i].name);
                 for (int s = 0; gf_stages[s]; s++)
-                    if (!strcmp(gf_stages[s]->group, exps[i].name))
-                        printf(" %s (%d variants)", gf_stages[s]->name,
-                               gf_stage_nvariants(gf_stages[s]));
+                    if (!strcmp(gf_stages[s]->group, exps[i].name)) {
+                        const int nv = gf_stage_nvariants(gf_stages[s]);
+                        printf(" %s (%d variant%s)", gf_stages[s]->name, nv, nv == 1 ? "" : "s");
+                    }
                 fputc('\n', stdout);
             }
             printf("  %-10s matrix multiply: naive against 16x16 shared tiles, any size\n",

@@ -90,6 +90,11 @@ static int wants_rgb(const gf_plan *p)
     return 0;
 }
 
+int gf_job_gpu_jpeg(const gf_plan *p)
+{
+    return !p->compare && !wants_rgb(p);
+}
+
 /* The label of the stage that a report at position i follows, or NULL. */
 static const char *after_label(const gf_plan *p, int i, char *buf, size_t n)
 {
@@ -305,7 +310,7 @@ static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, s
     *gpu = NULL;
     memset(dev, 0, sizeof *dev);
     /* a JPEG for the hardware decoder, written into the pipeline's input */
-    if (use_gpu && !p->compare && !wants_rgb(p) &&
+    if (use_gpu && gf_job_gpu_jpeg(p) &&
         gf_jpeg_gpu_candidate(buf, len, &p->limits, &width, &height, &info)) {
         if ((rc = ask_gpu(w, gpu)))
             return rc;

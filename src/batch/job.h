@@ -60,6 +60,11 @@ struct gf_worker {
     int cpu_alone;       /* one file on the CPU: the cores are all this worker's */
 };
 
+/* 1 when a run of plan p decodes JPEGs with nvJPEG where it can: not with
+ * --compare (every path from the same decoded image) nor when a histogram
+ * counts R, G and B (nvJPEG gives the luma alone). */
+int gf_job_gpu_jpeg(const gf_plan *p);
+
 /* Processes it with w and returns its exit status: 0, a GF_E* code's value,
  * or -1 when skipped (--skip-existing). Prints "gpufilt: FILE: reason" on
  * failure (a JSON line with --timings json), the timing report, the

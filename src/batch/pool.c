@@ -28,6 +28,9 @@
  * CPU instead when half the workers already wait for the GPU. */
 #define JPEG_BATCH_MAX 64
 #define JPEG_WAIT_MS 1.0 /* a batch waits this long for more files to join it */
+/* Why a batch file ran on the CPU under --backend auto before the GPU's
+ * start-up was over (or found no GPU). */
+#define STARTING "auto: the CPU, before CUDA was ready"
 
 /* A JPEG handed to the nvJPEG thread. */
 typedef struct jpeg_req {
@@ -54,9 +57,14 @@ typedef struct pool {
     int probing;        /* the start-up thread was started */
     int cpu_chosen;     /* --backend auto chose the CPU for the single file */
     pthread_t probe_thread;
-    gf_gpu *probe; /* the start-up thread's context, handed to the first worker */
+    /* the streams the start-up thread opened, one a worker, handed out as
+     * workers first ask: a worker never calls into the driver while CUDA
+     * and nvJPEG start */
+    gf_gpu **ready;
+    int nready;
     char gpu_msg[1024], gpu_name[128];
     int notice_done;
+    int early;          /* files that ran on the CPU before the start-up was over */
     int gpu_dead;       /* the GPU failed mid-run: the rest on the CPU */
     double t_start;
     int njobs;
@@ -70,6 +78,27 @@ typedef struct pool {
     jpeg_req *jhead, *jtail;
 } pool;
 
+static void *jpeg_main(void *arg);
+
+/* Starts the nvJPEG thread once; jlock held. */
+static void start_jpeg(pool *P)
+{
+    if (P->jstate != 0)
+        return;
+    P->jstate = 1;
+    P->jthread_on = pthread_create(&P->jthread, NULL, jpeg_main, P) == 0;
+    if (!P->jthread_on)
+        P->jstate = -1;
+}
+
+/* The auto backend's one-line notice that the CPU runs, once; lock held. */
+static void notice(pool *P)
+{
+    if (!P->notice_done && !P->plan->quiet)
+        fprintf(stderr, "gpufilt: %s; using the CPU backend\n", P->gpu_msg);
+    P->notice_done = 1;
+}
+
 static void *gpu_start_main(void *arg)
 {
     pool *P = arg;
@@ -77,17 +106,32 @@ static void *gpu_start_main(void *arg)
     gf_pipeline pl = {p->stages, p->nstages, 0};
     gf_gpu *g = NULL;
     char name[128] = "";
-    int rc = gf_gpu_open(p->device, &g, name, sizeof name);
+    int rc, n = 0;
 
+    /* a batch that starts with a .jpg name starts nvJPEG beside the context
+     * (otherwise the first JPEG a worker finds starts it) */
+    if (p->batch && P->n > 0 && gf_job_gpu_jpeg(p) &&
+        gf_format_from_name(P->items[0].path) == GF_FMT_JPEG) {
+        pthread_mutex_lock(&P->jlock);
+        start_jpeg(P);
+        pthread_mutex_unlock(&P->jlock);
+    }
+    rc = gf_gpu_open(p->device, &g, name, sizeof name);
     if (rc == 0 && (rc = gf_pipeline_warm(&pl, g))) {
         gf_gpu_close(g);
         g = NULL;
+    }
+    if (rc == 0) {
+        P->ready[n++] = g;
+        /* the other workers' streams; one that fails is opened by its worker */
+        while (n < P->njobs && gf_gpu_open(p->device, &P->ready[n], NULL, 0) == 0)
+            n++;
     }
     pthread_mutex_lock(&P->lock);
     if (rc)
         snprintf(P->gpu_msg, sizeof P->gpu_msg, "%s", gf_errmsg());
     snprintf(P->gpu_name, sizeof P->gpu_name, "%s", name);
-    P->probe = g;
+    P->nready = n;
     P->gpu_state = rc ? -1 : 1;
     pthread_cond_broadcast(&P->cond);
     pthread_mutex_unlock(&P->lock);
@@ -98,8 +142,14 @@ static void *gpu_start_main(void *arg)
  * made. */
 static void start_gpu(pool *P)
 {
-    if (P->probing)
+    if (P->probing || P->ready)
         return;
+    P->ready = calloc((size_t)P->njobs, sizeof *P->ready);
+    if (!P->ready) {
+        snprintf(P->gpu_msg, sizeof P->gpu_msg, "out of memory");
+        P->gpu_state = -1;
+        return;
+    }
     P->probing = pthread_create(&P->probe_thread, NULL, gpu_start_main, P) == 0;
     if (!P->probing)
         gpu_start_main(P);
@@ -138,8 +188,10 @@ static void choose_backend(gf_worker *w, const unsigned char *buf, size_t len, g
     start_gpu(P);
 }
 
-/* The worker's GPU, once start-up is over: NULL for the CPU backend. Prints
- * the auto backend's one-line notice once. */
+/* The worker's GPU, once start-up is over: NULL for the CPU backend. In a
+ * batch under --backend auto a worker does not wait for the start-up: until
+ * it is over, its files run on the CPU (every path gives the same bytes).
+ * Prints the auto backend's one-line notice once. */
 static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
 {
     pool *P = w->pool;
@@ -153,7 +205,14 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
     if (!w->gpu) {
         if (P->cpu_chosen)
             return 0;
+        const int no_wait = p->batch && p->backend == GF_BACKEND_AUTO && !p->gpu_forced;
         pthread_mutex_lock(&P->lock);
+        if (P->gpu_state == 0 && no_wait) {
+            P->early++;
+            pthread_mutex_unlock(&P->lock);
+            snprintf(rep->why, sizeof rep->why, "%s", STARTING);
+            return 0;
+        }
         while (P->gpu_state == 0) {
             waited = 1;
             pthread_cond_wait(&P->cond, &P->lock);
@@ -161,16 +220,14 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
         if (P->gpu_state < 0) {
             if (p->backend == GF_BACKEND_CUDA)
                 rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)", P->gpu_msg);
-            else if (!P->notice_done && !p->quiet)
-                fprintf(stderr, "gpufilt: %s; using the CPU backend\n", P->gpu_msg);
-            P->notice_done = 1;
-        } else if (P->probe) {
-            w->gpu = P->probe; /* the first worker takes the start-up context */
-            P->probe = NULL;
+            else
+                notice(P);
+        } else if (P->nready > 0) {
+            w->gpu = P->ready[--P->nready];
         }
         pthread_mutex_unlock(&P->lock);
         if (rc == 0 && P->gpu_state > 0 && !w->gpu) {
-            waited = 2; /* a context of its own: the driver's start-up again */
+            waited = 2; /* a stream of its own */
             rc = gf_gpu_open(p->device, &w->gpu, NULL, 0);
         }
     }
@@ -178,6 +235,8 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
         snprintf(rep->why, sizeof rep->why, "no usable GPU");
     if (rc == 0 && w->gpu) {
         rep->backend = "cuda";
+        if (!strcmp(rep->why, STARTING)) /* started after all: it runs the stages */
+            rep->why[0] = 0;
         snprintf(rep->device, sizeof rep->device, "%s", P->gpu_name);
         if (waited)
             gf_report_step(rep, "gpu start", waited == 2 ? "context" : "wait", gf_now_ms() - t0, 0);
@@ -247,17 +306,6 @@ static void *jpeg_main(void *arg)
     pthread_cond_broadcast(&P->jdone);
     pthread_mutex_unlock(&P->jlock);
     return NULL;
-}
-
-/* Starts the nvJPEG thread once; jlock held. */
-static void start_jpeg(pool *P)
-{
-    if (P->jstate != 0)
-        return;
-    P->jstate = 1;
-    P->jthread_on = pthread_create(&P->jthread, NULL, jpeg_main, P) == 0;
-    if (!P->jthread_on)
-        P->jstate = -1;
 }
 
 /* A JPEG for nvJPEG in a batch run: queued for the nvJPEG thread unless it
@@ -634,17 +682,21 @@ int gf_run(const gf_plan *p)
     if (p->batch)
         summary(&P, gf_now_ms() - P.t_start);
 join:
+    if (P.probing) /* first: it may start the nvJPEG thread */
+        pthread_join(P.probe_thread, NULL);
+    if (P.early && P.gpu_state < 0) /* no worker has said it yet */
+        notice(&P);
     pthread_mutex_lock(&P.jlock);
     P.jstop = 1;
     pthread_cond_broadcast(&P.jwork);
     pthread_mutex_unlock(&P.jlock);
     if (P.jthread_on)
         pthread_join(P.jthread, NULL);
-    if (P.probing)
-        pthread_join(P.probe_thread, NULL);
     /* every output is written and renamed by now; the GPU contexts are left
      * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
-    gf_gpu_finish(P.probe);
+    for (int i = 0; i < P.nready; i++)
+        gf_gpu_finish(P.ready[i]);
+    free(P.ready);
     for (int i = 0; workers && i < njobs; i++)
         gf_gpu_finish(workers[i].gpu);
 done:

@@ -174,6 +174,19 @@ for s in steps:
 		--timings json 2>err.txt
 	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
 	! grep -q 'gpu start' err.txt
+	# a batch's workers do not wait for the GPU's start-up: a file says why it ran
+	# on the CPU, whether it came before the start-up failed or after
+	grep '^{"input"' err.txt | python3 -c '
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+assert len(lines) == 2, lines
+for r in lines:
+    assert r["backend"] == "cpu", r
+    assert r["backend_reason"] in ("no usable GPU", "auto: the CPU, before CUDA was ready"), r
+'
+	"$GPUFILT" "$SAMPLES/text.png" "$SAMPLES/coins.png" -o c/ --mean 3 --backend cpu -q
+	cmp b/text.png c/text.png
+	cmp b/coins.png c/coins.png
 	"$GPUFILT" "$SAMPLES/text.png" -o quiet.png --mean 3 -q 2>err.txt
 	[ ! -s err.txt ]
 	cmp auto.png quiet.png
