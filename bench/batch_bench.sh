@@ -23,8 +23,7 @@ reps=${2:-1}
 . bench/python.sh
 py=$(pick_python "cv2, PIL")
 cores=$(nproc)
-w=$(mktemp -d -p "${BENCH_DIR:-${TMPDIR:-/tmp}}")
-trap 'rm -rf "$w"' EXIT
+work_dir
 
 # the photos, made by one process per core
 for sub in 420 444; do

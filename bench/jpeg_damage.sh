@@ -11,8 +11,7 @@ set -eu
 n=${1:-400}
 . bench/python.sh
 py=$(pick_python "PIL")
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
+work_dir
 $py bench/make_photos.py "$w/src" 20 2400 1600 420 90 0
 $py bench/make_photos.py "$w/src" 20 2400 1600 444 90 20
 $py - "$w/src" "$w/bad" "$n" <<'PY'

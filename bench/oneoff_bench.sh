@@ -11,8 +11,7 @@ set -eu
 runs=${1:-11}
 . bench/python.sh
 py=$(pick_python "cv2")
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
+work_dir
 ./gpufilt samples/astronaut.png -o "$w/astro.pgm" -q
 $py bench/large_photo.py "$w/astro.pgm" 5120 2880 "$w/big.pgm"
 ./gpufilt "$w/big.pgm" --mean 5 --mean 5 -o "$w/big.png" -q --backend cpu
