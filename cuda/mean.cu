@@ -191,77 +191,62 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
 }
 
 /* mean_warp_kernel: no shared memory and no barrier. A warp computes a
- * strip WARP_COLS pixels wide and T rows tall: lane l in 1..30 owns the 16
- * columns from x0 = strip + 16 (l - 1), reads them as one 16-byte load per
- * row and takes the 4 bytes on either side from its neighbours by shuffle;
- * lanes 0 and 31 only load, for their neighbours. Lanes store only where
- * the whole window lies inside the image's columns (16 <= x0, x0 + 16 + R
- * <= w); the columns left and right of those, at most 16 + 15 + R of them,
- * go to the grid's first blocks, a thread a pixel (mean_at). Rows go down through
- * registers: each input row is loaded PREFETCH rows ahead, summed
- * horizontally once, and kept for the K output rows that need it.
+ * strip WARP_COLS pixels wide and WARP_ROWS rows tall: lane l in 1..30 owns
+ * the 16 columns from x0 = strip + 16 (l - 1), reads them as one 16-byte
+ * load per row, and lanes 0 and 31 only load, for their neighbours. Lanes
+ * store only where the whole window lies inside the image's columns
+ * (16 <= x0, x0 + 16 + R <= w); the columns left and right of those, at
+ * most 16 + 15 + R of them, go to the grid's first blocks, a thread a pixel
+ * (mean_at). Rows go down through registers: each input row is loaded
+ * PREFETCH rows ahead and kept, unpacked, for the K output rows that need
+ * it. The border mode is applied once per strip: lane i works out the byte
+ * offset of the strip's source row i, and each row's load takes it by
+ * shuffle.
  *
- * Sums stay packed, two 16-bit lanes to a word: for 4 pixels from 4g,
- * E(T) = T & 0x00ff00ff holds bytes 4g+d and 4g+d+2 of the word T starting
- * at byte 4g+d, so the sum of E over d = -R..R is the horizontal sums of
- * pixels 4g and 4g+2, and over d = -R+1..R+1 those of 4g+1 and 4g+3. A
- * 5x5 sum is at most 6375, so no lane carries into the next.
+ * Vertical sums first, packed two 16-bit lanes to a word: E_g holds the
+ * even bytes (pixels 4g, 4g+2) of word g, O_g the odd ones (4g+1, 4g+3),
+ * each summed over the window's K rows (at most 5 * 255, no carry between
+ * lanes). Then the horizontal sums: with B(X_g) = pixels shifted one lane
+ * back (__byte_perm of X_{g-1} and X_g) and F(X_g) one lane forward, the
+ * window sums of the even and odd pixels of word g are
+ *   3x3: E + O + B(O)  and  E + O + F(E);
+ *   5x5: E + F(E) + B(O) + O + B(E)  and  the same four + F(O),
+ * the columns beyond the lane's 16 coming from its neighbours by shuffle.
+ * Each sum is rounded by one multiply-add (gf_mean_div_bits).
  *
- * Rounding: (2s + K*K) / (2K*K) = round(s / K*K), halves up, and s / K*K is
- * never within 1/(2K*K) of a half, so one float multiply-add by 1/(K*K)
- * rounding to nearest at 2^23 (whose low byte is then the mean) is exact:
- * gf_mean_round_bits, which tests/unit/test_mean.c checks for every s. */
+ * Strips are short because the rows are unrolled whole: on an H100, 8 rows
+ * ran faster than 12, 16, 24, 32 or 40 at every size measured, and than a
+ * loop over the rows (docs/benchmarks.md). */
 #define WARP_COLS 480 /* 30 lanes of 16 columns */
+#define WARP_ROWS 8
 #define WARP_THREADS 128
 #define PREFETCH 4
 
-/* 2^23 + m for a 16-bit lane m of v, as float bits: lane 0 (sel 0x7610) or 1
- * (sel 0x7632). */
-#define MAGIC_LANE(v, sel) __byte_perm((v), 0x4b000000u, (sel))
-
-template <int R>
-__device__ __forceinline__ unsigned round_lane(unsigned magic)
-{
-    constexpr float inv = 1.0f / ((2 * R + 1) * (2 * R + 1));
-    return gf_mean_round_bits(__uint_as_float(magic) - 8388608.0f, inv);
-}
-
-/* The 4 rounded means of the packed sums e (pixels 0, 2) and o (1, 3). */
+/* The 4 means of word g from the window sums of its even (pixels 0, 2) and
+ * odd (1, 3) pixels, packed two 16-bit lanes to a word. */
 template <int R>
 __device__ __forceinline__ unsigned round_word(unsigned e, unsigned o)
 {
-    const unsigned q0 = round_lane<R>(MAGIC_LANE(e, 0x7610)),
-                   q2 = round_lane<R>(MAGIC_LANE(e, 0x7632)),
-                   q1 = round_lane<R>(MAGIC_LANE(o, 0x7610)),
-                   q3 = round_lane<R>(MAGIC_LANE(o, 0x7632));
-    return __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
+    constexpr unsigned area = (2 * R + 1) * (2 * R + 1);
+    const unsigned q0 = gf_mean_div_bits(e & 0xffffu, area), q2 = gf_mean_div_bits(e >> 16, area),
+                   q1 = gf_mean_div_bits(o & 0xffffu, area), q3 = gf_mean_div_bits(o >> 16, area);
+    return __byte_perm(__byte_perm(q0, q1, 0x0073), __byte_perm(q2, q3, 0x0073), 0x5410);
 }
 
-/* Row y's source: a row index, or -1 where the constant border applies. */
-__device__ __forceinline__ int source_row(int y, int h, gf_border b)
+/* Lanes 1 of a and 0 of b: the 16-bit lanes of a word pair shifted by one. */
+__device__ __forceinline__ unsigned mid_lanes(unsigned a, unsigned b)
 {
-    return gf_border_index(y, h, b.mode);
+    return __byte_perm(a, b, 0x5432);
 }
 
-/* The lane's 16 bytes of source row `row` (x0 aligned to 16; `loads` when
- * 0 <= x0 < w, so the vector lies inside the pitch). */
-__device__ __forceinline__ uint4 load16(const unsigned char *__restrict__ in, size_t pitch,
-                                        int row, int x0, bool loads, unsigned splat)
-{
-    if (row < 0)
-        return make_uint4(splat, splat, splat, splat);
-    if (!loads)
-        return make_uint4(0, 0, 0, 0);
-    return __ldg((const uint4 *)(in + (size_t)row * pitch + x0));
-}
-
-template <int R, int T>
+template <int R>
 __global__ void __launch_bounds__(WARP_THREADS)
     mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
                      int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
                      int edge_blocks, int xr)
 {
-    constexpr int K = 2 * R + 1, NR = T + 2 * R;
+    constexpr int K = 2 * R + 1, NR = WARP_ROWS + 2 * R;
+    static_assert(NR <= 32, "a source row a lane");
 
     if ((int)blockIdx.x < edge_blocks) {
         /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1, a thread a pixel */
@@ -276,95 +261,87 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
     const int lane = threadIdx.x % 32;
     const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
-    const int y0 = warp / strips_x * T, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
-    const unsigned splat = (unsigned)b.value * 0x01010101u;
+    const int y0 = warp / strips_x * WARP_ROWS, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
 
     if (y0 >= h)
         return; /* the whole warp */
-    const bool loads = x0 >= 0 && x0 < w;
     const bool stores = lane >= 1 && lane <= 30 && x0 >= 16 && x0 + 16 + R <= w;
+    const int nout = min(WARP_ROWS, h - y0);
+    /* Lane i's byte offset of source row y0-R+i: below 2^32 (at most 65535
+     * rows of at most 65536 bytes), ~0 for the constant border. */
+    const int srow = gf_border_index(y0 - R + lane, h, b.mode);
+    const unsigned off = srow < 0 ? ~0u : (unsigned)srow * (unsigned)ipitch;
+    const bool constant = b.mode == GF_BORDER_CONSTANT;
+    const unsigned splat = (unsigned)b.value * 0x01010101u;
+    /* Lanes outside the columns read column 0: no storing lane uses them. */
+    const unsigned char *src = in + (x0 >= 0 && x0 < w ? x0 : 0);
+    const auto fetch = [&](int r) {
+        const unsigned o = __shfl_sync(0xffffffffu, off, r);
+        return constant && o == ~0u ? make_uint4(splat, splat, splat, splat)
+                                    : __ldg((const uint4 *)(src + o));
+    };
     uint4 ahead[PREFETCH];
-    unsigned he[K][4], ho[K][4]; /* packed horizontal sums of the last K rows */
+    unsigned ue[K][4], uo[K][4]; /* even and odd bytes of the last K rows */
 
 #pragma unroll
-    for (int r = 0; r < PREFETCH && r < NR; r++)
-        ahead[r] = load16(in, ipitch, source_row(y0 - R + r, h, b), x0, loads, splat);
+    for (int r = 0; r < PREFETCH; r++)
+        ahead[r] = fetch(r);
 #pragma unroll
     for (int r = 0; r < NR; r++) {
         const uint4 v = ahead[r % PREFETCH];
         if (r + PREFETCH < NR)
-            ahead[r % PREFETCH] =
-                load16(in, ipitch, source_row(y0 - R + r + PREFETCH, h, b), x0, loads, splat);
-        const unsigned wd[6] = {__shfl_up_sync(0xffffffffu, v.w, 1), v.x, v.y, v.z, v.w,
-                                __shfl_down_sync(0xffffffffu, v.x, 1)};
+            ahead[r % PREFETCH] = fetch(r + PREFETCH);
+        const unsigned wd[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int g = 0; g < 4; g++) {
-            unsigned e[2 * R + 2]; /* E(T_d) for d = -R .. R+1 */
-#pragma unroll
-            for (int d = -R; d <= R + 1; d++) {
-                const unsigned t = d < 0    ? __funnelshift_r(wd[g], wd[g + 1], 8 * (4 + d))
-                                   : d == 0 ? wd[g + 1]
-                                            : __funnelshift_r(wd[g + 1], wd[g + 2], 8 * d);
-                e[d + R] = t & 0x00ff00ffu;
-            }
-            unsigned se = 0;
-#pragma unroll
-            for (int d = 0; d < K; d++)
-                se += e[d];
-            he[r % K][g] = se;
-            ho[r % K][g] = se - e[0] + e[K];
+            ue[r % K][g] = __byte_perm(wd[g], 0, 0x4240);
+            uo[r % K][g] = __byte_perm(wd[g], 0, 0x4341);
         }
         if (r < 2 * R)
             continue;
-        const int y = y0 + r - 2 * R;
-        unsigned res[4];
+        unsigned E[6], O[6]; /* vertical sums of words -1 .. 4 */
 #pragma unroll
         for (int g = 0; g < 4; g++) {
-            unsigned se = 0, so = 0;
+            E[g + 1] = ue[0][g], O[g + 1] = uo[0][g];
 #pragma unroll
-            for (int k = 0; k < K; k++)
-                se += he[k][g], so += ho[k][g];
-            res[g] = round_word<R>(se, so);
+            for (int k = 1; k < K; k++)
+                E[g + 1] += ue[k][g], O[g + 1] += uo[k][g];
         }
-        if (stores && y < h)
-            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(res[0], res[1], res[2], res[3]);
+        E[0] = __shfl_up_sync(0xffffffffu, E[4], 1);
+        O[0] = __shfl_up_sync(0xffffffffu, O[4], 1);
+        E[5] = __shfl_down_sync(0xffffffffu, E[1], 1);
+        O[5] = __shfl_down_sync(0xffffffffu, O[1], 1);
+        unsigned res[4];
+#pragma unroll
+        for (int g = 1; g <= 4; g++) {
+            const unsigned ob = mid_lanes(O[g - 1], O[g]), ef = mid_lanes(E[g], E[g + 1]);
+            if (R == 1) {
+                const unsigned c = E[g] + O[g];
+                res[g - 1] = round_word<R>(c + ob, c + ef);
+            } else {
+                const unsigned c = E[g] + ef + ob + O[g];
+                res[g - 1] = round_word<R>(c + mid_lanes(E[g - 1], E[g]),
+                                           c + mid_lanes(O[g], O[g + 1]));
+            }
+        }
+        if (stores && r - 2 * R < nout)
+            *(uint4 *)(out + (size_t)(y0 + r - 2 * R) * opitch + x0) =
+                make_uint4(res[0], res[1], res[2], res[3]);
     }
 }
 
-template <int R, int T>
-static void launch_rows(const gf_dimage *in, gf_dimage *out, gf_border b, int strips_x, int xr,
-                        cudaStream_t st)
-{
-    const int w = in->width, h = in->height;
-    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
-    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
-    const long warps = xr > 16 ? (long)strips_x * ((h + T - 1) / T) : 0;
-    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
-    mean_warp_kernel<R, T><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
-}
-
-/* Strips of 32 rows where that still gives 4 warps per SM (fewer halo rows
- * read twice), else 16, else 8 (more warps for small images). The rows are
- * unrolled whole: looping K rows at a time measured 20% slower on an H100
- * (docs/benchmarks.md). */
 template <int R>
-static int launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
+static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
 {
     const int w = in->width, h = in->height;
     const int strips_x = (w + WARP_COLS - 1) / WARP_COLS;
     const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
-    int sms, rc;
-
-    if ((rc = gf_cuda_sms(&sms)))
-        return rc;
-    if ((long)strips_x * ((h + 31) / 32) >= 4L * sms)
-        launch_rows<R, 32>(in, out, b, strips_x, xr, st);
-    else if ((long)strips_x * ((h + 15) / 16) >= 4L * sms)
-        launch_rows<R, 16>(in, out, b, strips_x, xr, st);
-    else
-        launch_rows<R, 8>(in, out, b, strips_x, xr, st);
-    return 0;
+    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
+    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
+    const long warps = xr > 16 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
+    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    mean_warp_kernel<R><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
 }
 
 enum { MEAN_GLOBAL, MEAN_SHARED, MEAN_WARP };
@@ -375,8 +352,10 @@ static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
 {
     const int w = in->width, h = in->height;
 
-    if (variant == MEAN_WARP) /* rows on GF_PITCH_ALIGN boundaries */
-        return launch_warp<R>(in, out, b, st);
+    if (variant == MEAN_WARP) { /* rows on GF_PITCH_ALIGN boundaries */
+        launch_warp<R>(in, out, b, st);
+        return 0;
+    }
     if (variant == MEAN_GLOBAL) {
         dim3 grid((w + GLOBAL_BLOCK_X - 1) / GLOBAL_BLOCK_X, h);
         mean_global_kernel<R><<<grid, GLOBAL_BLOCK_X, 0, st>>>(in->data, out->data, w, h,

@@ -7,28 +7,21 @@
 #include "../gf.h"
 #include "../stage.h"
 
-#ifndef __CUDACC__
-#include <math.h>
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The mean of a window sum s (an integer 0 .. 255*area held exactly in a
- * float) as the float multiply-add s * inv + 2^23, inv = 1.0f/area (area 9
- * or 25), rounded to nearest: the bits of 2^23 + the mean, so the low byte
- * is the mean. Exact because s/area is never within 1/(2*area) of a half,
- * far beyond the float's error; equals floor((2s + area) / (2 area)) for
- * every s (tests/unit/test_mean.c). The warp kernel's rounding. */
-GF_HD unsigned gf_mean_round_bits(float s, float inv)
+/* The mean of a window sum s (0 .. 255*area, area 9 or 25) by one integer
+ * multiply-add: (s + (area-1)/2) * ceil(2^24 / area), whose top byte (bits
+ * 24..31) is floor((2s + area) / (2 area)), the gold rounding. Exact: the
+ * reciprocal's error (ceil(2^24/area) * area - 2^24, 8 or 9) times the
+ * largest dividend stays below 2^24 / area (division by invariant integers
+ * by multiplication, Granlund and Montgomery, PLDI 1994), and the product
+ * stays below 2^32 for both areas. tests/unit/test_mean.c checks every s.
+ * The warp kernel's rounding. */
+GF_HD unsigned gf_mean_div_bits(unsigned s, unsigned area)
 {
-    union {
-        float f;
-        unsigned u;
-    } m;
-    m.f = fmaf(s, inv, 8388608.0f);
-    return m.u;
+    return (s + (area - 1u) / 2u) * ((16777216u + area - 1u) / area);
 }
 
 /* The stage's parameters (gf_stage.params). */
