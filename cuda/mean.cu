@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
  * load per row, and lanes 0 and 31 only load, for their neighbours. Lanes
  * store only where the whole window lies inside the image's columns
  * (16 <= x0, x0 + 16 + R <= w); the columns left and right of those, at
- * most 16 + 15 + R of them, go to the grid's first blocks, a thread a pixel
- * (mean_at). Rows go down through registers: each input row is loaded
+ * most 16 + 15 + R of them, go to the grid's first blocks, a thread a
+ * column of EDGE_ROWS rows (edge_column). Rows go down through registers: each input row is loaded
  * PREFETCH rows ahead and kept, unpacked, for the K output rows that need
  * it. The border mode is applied once per strip: lane i works out the byte
  * offset of the strip's source row i, and each row's load takes it by
@@ -239,6 +239,44 @@ __device__ __forceinline__ unsigned mid_lanes(unsigned a, unsigned b)
     return __byte_perm(a, b, 0x5432);
 }
 
+/* Column x, rows y0 .. y0+EDGE_ROWS-1 (those below h), for the columns
+ * the warp kernel's lanes leave: the window's K column indices go through
+ * the border mode once, each input row is read as K bytes, and its
+ * horizontal sum is kept for the K output rows that need it. Four rows a
+ * thread: 16 were as fast at 8000x8000 on an H100 but a third slower at
+ * 1920x1080, where too few threads share the edge. */
+#define EDGE_ROWS 4
+template <int R>
+__device__ __forceinline__ void edge_column(const unsigned char *__restrict__ in,
+                                            unsigned char *__restrict__ out, int x, int y0, int w,
+                                            int h, size_t ipitch, size_t opitch, gf_border b)
+{
+    constexpr int K = 2 * R + 1;
+    int cx[K];
+    unsigned hs[K];
+
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        cx[k] = gf_border_index(x - R + k, w, b.mode);
+#pragma unroll
+    for (int r = 0; r < EDGE_ROWS + 2 * R; r++) {
+        const int y = y0 - R + r;
+        const int row = gf_border_index(y, h, b.mode);
+        unsigned s = 0;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            s += row < 0 || cx[k] < 0 ? (unsigned)b.value : in[(size_t)row * ipitch + cx[k]];
+        hs[r % K] = s;
+        if (r >= 2 * R && y - R < h) {
+            unsigned t = 0;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                t += hs[k];
+            out[(size_t)(y - R) * opitch + x] = (unsigned char)(gf_mean_div_bits(t, K * K) >> 24);
+        }
+    }
+}
+
 template <int R>
 __global__ void __launch_bounds__(WARP_THREADS)
     mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
@@ -249,13 +287,13 @@ __global__ void __launch_bounds__(WARP_THREADS)
     static_assert(NR <= 32, "a source row a lane");
 
     if ((int)blockIdx.x < edge_blocks) {
-        /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1, a thread a pixel */
+        /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1 */
         const int left = min(16, w), right = max(0, w - max(16, xr)), cols = left + right;
         const long i = (long)blockIdx.x * WARP_THREADS + threadIdx.x;
-        if (i < (long)cols * h) {
-            const int y = (int)(i / cols), c = (int)(i % cols);
-            const int x = c < left ? c : w - right + (c - left);
-            out[(size_t)y * opitch + x] = mean_at<R>(in, ipitch, x, y, w, h, b);
+        if (i < (long)cols * ((h + EDGE_ROWS - 1) / EDGE_ROWS)) {
+            const int c = (int)(i % cols);
+            edge_column<R>(in, out, c < left ? c : w - right + (c - left),
+                           (int)(i / cols) * EDGE_ROWS, w, h, ipitch, opitch, b);
         }
         return;
     }
@@ -336,8 +374,9 @@ static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaSt
     const int w = in->width, h = in->height;
     const int strips_x = (w + WARP_COLS - 1) / WARP_COLS;
     const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
-    const long edge_px = (long)(min(16, w) + max(0, w - max(16, xr))) * h;
-    const long edge_blocks = (edge_px + WARP_THREADS - 1) / WARP_THREADS;
+    const long edge_threads =
+        (long)(min(16, w) + max(0, w - max(16, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
+    const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
     const long warps = xr > 16 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
     const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
     mean_warp_kernel<R><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
