@@ -1,9 +1,11 @@
 #!/bin/sh
 # run.sh TEST_GPU - make test-gpu: every variant of every stage against the
 # gold reference on all sizes and samples, then the small sizes under each
-# compute-sanitizer tool, then gpufilt itself: --compare on every sample, and
-# the same output bytes from every backend and kernel variant. Skips where no
-# GPU is usable.
+# compute-sanitizer tool, then gpufilt itself: --compare on every sample,
+# the same output bytes from every backend and kernel variant, and nvJPEG's
+# decode against the CPU's in batches (a generated JPEG corpus, bad files and
+# the JPEG fuzzing corpus with its findings), also under memcheck. Skips where
+# no GPU is usable.
 set -u
 bin=$1
 gpufilt=${GPUFILT:-./gpufilt}
@@ -54,7 +56,7 @@ for r in hist colsum rowsum; do
 			{ echo "test-gpu: --$r --variant $v: differs from the CPU"; status=1; }
 	done
 done
-echo "== JPEGs decoded by nvJPEG give the CPU's pixels, in batches with bad files"
+echo "== JPEGs decoded by nvJPEG give the CPU's pixels, in batches with bad files and the fuzzing corpus"
 # JPEGS: a folder of JPEG files; else the corpus of make_jpegs.sh, where
 # cjpeg and convert exist, else the samples' JPEGs only.
 jpegs=${JPEGS:-}
@@ -76,6 +78,8 @@ python3 bench/large_photo.py "$t/astro.pgm" 4000 3000 "$t/big.pgm"
 "$gpufilt" "$t/big.pgm" -o "$t/big.jpg" -q
 for i in $(seq 100 499); do ln "$t/big.jpg" "$t/in/0-big$i.jpg"; done
 head -c 3000 samples/rocket.jpg >"$t/in/zz-truncated.jpg"
+# the JPEG fuzzing corpus and its findings (tests/fuzz/corpus/jpeg)
+for f in tests/fuzz/corpus/jpeg/*; do cp "$f" "$t/in/zz-fuzz-${f##*/}"; done
 echo "not a JPEG" >"$t/in/zz-text.jpg"
 cp samples/camera.png samples/coins.pgm "$t/in/" # other formats in the same batch
 for be in cpu cuda; do
@@ -98,7 +102,8 @@ done
 echo "== nvJPEG under compute-sanitizer memcheck"
 if [ -x "$cs" ]; then
 	"$cs" --tool memcheck --error-exitcode 99 --print-limit 10 "$gpufilt" "$t"/in/s4*-1*.jpg \
-		"$t/in/zz-truncated.jpg" --mean 5 -o "$t/cs/{stem}.png" --backend cuda --jobs 4 -q
+		"$t/in/zz-truncated.jpg" "$t"/in/zz-fuzz-* --mean 5 -o "$t/cs/{stem}.png" --backend cuda \
+		--jobs 4 -q
 	[ $? = 99 ] && { echo "test-gpu: memcheck found errors in the nvJPEG path"; status=1; }
 fi
 echo "== nvJPEG encodes JPEG output with --backend cuda"
