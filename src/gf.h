@@ -77,6 +77,12 @@ const char *gf_errmsg(void);
 int gf_parse_int(const char *opt, const char *s, int lo, int hi, int *v);
 int gf_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 
+/* The extension of path's last component: what follows its last dot, "" for
+ * a name that ends in a dot, or NULL where there is no dot but a leading one
+ * (".profile", "dir.d/name"). Points into path. The one rule for output
+ * formats, report types and the {stem} and {ext} of output templates. */
+const char *gf_path_ext(const char *path);
+
 /* Parses s, n whole decimal numbers in [lo, hi] joined by sep ("640x480"
  * with sep 'x' and n 2), into v[0..n). Returns 0, or GF_EUSAGE with the
  * message "OPT: 'S' is not FORM (LO..HI each)". */

@@ -103,6 +103,14 @@ int gf_parse_ints(const char *opt, const char *form, const char *s, char sep, in
     return gf_err(GF_EUSAGE, NULL, "%s: '%s' is not %s (%d..%d each)", opt, s, form, lo, hi);
 }
 
+const char *gf_path_ext(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+
+    return dot && dot != name ? dot + 1 : NULL;
+}
+
 const char *gf_errmsg(void)
 {
     return errbuf;

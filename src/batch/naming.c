@@ -11,8 +11,8 @@
 int gf_expand_template(const char *tmpl, const char *path, int index, char *out, size_t n)
 {
     const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-    const char *dot = strrchr(name, '.');
-    size_t stem_len = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+    const char *ext = gf_path_ext(path);
+    size_t stem_len = ext ? (size_t)(ext - 1 - name) : strlen(name);
     size_t len = 0;
 
     for (const char *p = tmpl; *p; p++) {
@@ -34,7 +34,7 @@ int gf_expand_template(const char *tmpl, const char *path, int index, char *out,
             val = name;
             vlen = strlen(name);
         } else if (end && key == 3 && !strncmp(p + 1, "ext", 3)) {
-            val = dot && dot != name ? dot + 1 : "";
+            val = ext ? ext : "";
             vlen = strlen(val);
         } else if (end && key == 3 && !strncmp(p + 1, "dir", 3)) {
             val = slash ? path : ".";

@@ -38,13 +38,12 @@ const char *gf_format_ext(gf_format f)
     return f == GF_FMT_JPEG ? "jpg" : gf_format_name(f);
 }
 
-/* The extension of path's last component (after its last dot), or NULL. */
+/* The extension of path (gf_path_ext), NULL where it is empty. */
 static const char *extension(const char *path)
 {
-    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-    const char *dot = strrchr(name, '.');
+    const char *ext = gf_path_ext(path);
 
-    return dot && dot != name && dot[1] ? dot + 1 : NULL;
+    return ext && *ext ? ext : NULL;
 }
 
 gf_format gf_format_from_name(const char *path)

@@ -11,19 +11,19 @@
 
 gf_report_type gf_report_type_of(const char *path)
 {
-    const char *dot = strrchr(path, '.');
+    const char *ext = gf_path_ext(path);
 
     if (!strcmp(path, "-"))
         return GF_REPORT_STDOUT;
-    if (!dot || strchr(dot, '/'))
+    if (!ext)
         return GF_REPORT_NONE;
-    if (!strcasecmp(dot, ".csv"))
+    if (!strcasecmp(ext, "csv"))
         return GF_REPORT_CSV;
-    if (!strcasecmp(dot, ".json"))
+    if (!strcasecmp(ext, "json"))
         return GF_REPORT_JSON;
-    if (!strcasecmp(dot, ".png"))
+    if (!strcasecmp(ext, "png"))
         return GF_REPORT_PNG;
-    if (!strcasecmp(dot, ".svg"))
+    if (!strcasecmp(ext, "svg"))
         return GF_REPORT_SVG;
     return GF_REPORT_NONE;
 }

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include "../../src/batch/naming.h"
+#include "../../src/codec/codec.h"
+#include "../../src/report/files.h"
 
 static void expand(const char *tmpl, const char *path, int index, const char *want)
 {
@@ -27,6 +29,30 @@ static void test_templates(void **state)
     expand("{index}-{stem}.png", "x.tar.gz", 42, "42-x.tar.png");
     expand("out/{stem}{ext}", ".hidden", 1, "out/.hidden");
     expand("plain.png", "x.jpg", 3, "plain.png");
+}
+
+/* gf_path_ext: the one extension rule (formats, reports, templates). */
+static void test_path_ext(void **state)
+{
+    static const struct {
+        const char *path, *want; /* want NULL: no extension */
+    } cases[] = {{"a.png", "png"},   {"x/y.tar.gz", "gz"}, {"a.", ""},
+                 {".profile", NULL}, {"dir.d/name", NULL}, {"/a/.b.CSV", "CSV"},
+                 {"", NULL},         {"dir/", NULL},       {"..", ""}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = gf_path_ext(cases[i].path);
+        if (!cases[i].want)
+            assert_null(got);
+        else {
+            assert_non_null(got);
+            assert_string_equal(got, cases[i].want);
+        }
+    }
+    assert_int_equal(gf_report_type_of("dir.d/h.Json"), GF_REPORT_JSON);
+    assert_int_equal(gf_report_type_of("dir/.csv"), GF_REPORT_NONE);
+    assert_int_equal(gf_format_from_name("out/x.JPEG"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_from_name("x."), GF_FMT_NONE);
 }
 
 static void test_template_errors(void **state)
@@ -95,7 +121,8 @@ static void test_make_dirs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_templates),     cmocka_unit_test(test_template_errors),
+        cmocka_unit_test(test_templates),     cmocka_unit_test(test_path_ext),
+        cmocka_unit_test(test_template_errors),
         cmocka_unit_test(test_output_names),  cmocka_unit_test(test_collisions),
         cmocka_unit_test(test_make_dirs),
     };
