@@ -36,12 +36,20 @@ __device__ __forceinline__ unsigned char round_mean(unsigned sum)
     return (unsigned char)((2 * sum + area) / (2 * area));
 }
 
+/* The pixel at column xx, row yy as gf_border_index gives them: the
+ * constant border's value where either is -1. */
+__device__ __forceinline__ unsigned border_pixel(const unsigned char *in, size_t pitch, int xx,
+                                                 int yy, gf_border b)
+{
+    return (xx < 0 || yy < 0) ? (unsigned)b.value : in[(size_t)yy * pitch + xx];
+}
+
 /* Pixel (x, y) of the padded image (any x, y). */
 __device__ __forceinline__ unsigned padded(const unsigned char *in, size_t pitch, int x, int y,
                                            int w, int h, gf_border b)
 {
-    int xx = gf_border_index(x, w, b.mode), yy = gf_border_index(y, h, b.mode);
-    return (xx < 0 || yy < 0) ? (unsigned)b.value : in[(size_t)yy * pitch + xx];
+    return border_pixel(in, pitch, gf_border_index(x, w, b.mode), gf_border_index(y, h, b.mode),
+                        b);
 }
 
 /* The rounded mean at (x, y) of the padded image: direct reads inside,
@@ -197,9 +205,9 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
  * store only where the whole window lies inside the image's columns
  * (16 <= x0, x0 + 16 + R <= w); the columns left and right of those, at
  * most 16 + 15 + R of them, go to the grid's first blocks, a thread a
- * column of EDGE_ROWS rows (edge_column). Rows go down through registers: each input row is loaded
- * PREFETCH rows ahead and kept, unpacked, for the K output rows that need
- * it. The border mode is applied once per strip: lane i works out the byte
+ * column of EDGE_ROWS rows (edge_column). Rows go down through registers:
+ * each input row is loaded PREFETCH rows ahead and kept, unpacked, for the
+ * K output rows that need it. The border mode is applied once per strip: lane i works out the byte
  * offset of the strip's source row i, and each row's load takes it by
  * shuffle.
  *
@@ -265,7 +273,7 @@ __device__ __forceinline__ void edge_column(const unsigned char *__restrict__ in
         unsigned s = 0;
 #pragma unroll
         for (int k = 0; k < K; k++)
-            s += row < 0 || cx[k] < 0 ? (unsigned)b.value : in[(size_t)row * ipitch + cx[k]];
+            s += border_pixel(in, ipitch, cx[k], row, b);
         hs[r % K] = s;
         if (r >= 2 * R && y - R < h) {
             unsigned t = 0;
