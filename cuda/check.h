@@ -5,6 +5,7 @@
 #define GF_CHECK_H
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #include "../src/gf.h"
 
@@ -15,6 +16,23 @@
             return gf_err(GF_EINTERNAL, NULL, "CUDA error at %s:%d: %s: %s", __FILE__,        \
                           __LINE__, cudaGetErrorName(gf_e_), cudaGetErrorString(gf_e_));      \
     } while (0)
+
+/* Calls CALL(T, C) with the sample type T (uint8_t or uint16_t) and the
+ * channel count C (1..4, a constant) of a layout, in a switch: each kernel
+ * template is instantiated once per layout its stage takes. An invalid
+ * layout calls nothing. */
+#define GF_LAYOUT_SWITCH(channels, bits, CALL)                                                \
+    switch (((bits) == 16 ? 4 : 0) + (channels) - 1) {                                        \
+    case 0: CALL(uint8_t, 1); break;                                                          \
+    case 1: CALL(uint8_t, 2); break;                                                          \
+    case 2: CALL(uint8_t, 3); break;                                                          \
+    case 3: CALL(uint8_t, 4); break;                                                          \
+    case 4: CALL(uint16_t, 1); break;                                                         \
+    case 5: CALL(uint16_t, 2); break;                                                         \
+    case 6: CALL(uint16_t, 3); break;                                                         \
+    case 7: CALL(uint16_t, 4); break;                                                         \
+    default: break;                                                                           \
+    }
 
 /* The current device's multiprocessor count into *sms, asked of CUDA once
  * per device (gpufilt's kernels run on one device per process). Returns 0

@@ -144,16 +144,6 @@ extern "C" void gf_gpu_close(gf_gpu *g)
     free(g);
 }
 
-extern "C" size_t gf_dimage_pitch(int width)
-{
-    return ((size_t)width + GF_PITCH_ALIGN - 1) / GF_PITCH_ALIGN * GF_PITCH_ALIGN;
-}
-
-extern "C" size_t gf_dimage_bytes(int width, int height)
-{
-    return gf_dimage_pitch(width) * (size_t)height;
-}
-
 extern "C" int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes)
 {
     memset(d, 0, sizeof *d);
@@ -188,13 +178,17 @@ extern "C" void gf_dimage_free(gf_dimage *d)
     memset(d, 0, sizeof *d);
 }
 
-extern "C" int gf_dimage_shape(gf_dimage *d, int width, int height)
+extern "C" int gf_dimage_shape(gf_dimage *d, const gf_shape *s)
 {
-    if (width < 1 || height < 1 || gf_dimage_bytes(width, height) > d->capacity)
-        return gf_err(GF_EINTERNAL, NULL, "device image %dx%d exceeds its buffer", width, height);
-    d->width = width;
-    d->height = height;
-    d->pitch = gf_dimage_pitch(width);
+    if (s->width < 1 || s->height < 1 || !gf_layout_valid(s->channels, s->bits) ||
+        gf_dimage_bytes(s) > d->capacity)
+        return gf_err(GF_EINTERNAL, NULL, "device image %dx%d %s exceeds its buffer", s->width,
+                      s->height, gf_layout_name(s->channels, s->bits));
+    d->width = s->width;
+    d->height = s->height;
+    d->channels = s->channels;
+    d->bits = s->bits;
+    d->pitch = gf_dimage_pitch(s);
     return 0;
 }
 
@@ -227,10 +221,12 @@ extern "C" int gf_gpu_reserve(gf_gpu *g, size_t bytes)
 extern "C" int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms)
 {
     double t0 = gf_now_ms();
-    size_t w = (size_t)src->width, h = (size_t)src->height;
+    const gf_shape sh = gf_image_shape(src);
+    size_t w = (size_t)src->width * GF_PIXEL_BYTES(src->channels, src->bits),
+           h = (size_t)src->height;
     int rc;
 
-    if ((rc = staging(g, w * h)) || (rc = gf_dimage_shape(dst, src->width, src->height)))
+    if ((rc = staging(g, w * h)) || (rc = gf_dimage_shape(dst, &sh)))
         return rc;
     if (src->stride == w)
         memcpy(g->pinned, src->data, w * h);
@@ -248,7 +244,8 @@ extern "C" int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, dou
 extern "C" int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms)
 {
     double t0 = gf_now_ms();
-    size_t w = (size_t)src->width, h = (size_t)src->height;
+    size_t w = (size_t)src->width * GF_PIXEL_BYTES(src->channels, src->bits),
+           h = (size_t)src->height;
     int rc;
 
     if ((rc = staging(g, w * h)))
@@ -258,6 +255,8 @@ extern "C" int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, 
     GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
     view->width = src->width;
     view->height = src->height;
+    view->channels = src->channels;
+    view->bits = src->bits;
     view->stride = w;
     view->data = g->pinned;
     if (ms)

@@ -1,4 +1,6 @@
-/* hist.cu - 256-bin histogram of an 8-bit image, exact.
+/* hist.cu - histograms of every channel, a bin per value (256 for 8-bit
+ * samples, 65536 for 16-bit), exact. The counts of channel c are at
+ * hist[c * bins + v].
  *
  * Origin: the histogram experiment (seed 3): one global atomicAdd per pixel,
  * against a 256-bin histogram per block in shared memory, merged into the
@@ -9,28 +11,39 @@
 
 #define BINS 256
 
-/* hist_global_kernel: one thread per pixel, 32x8 blocks. */
+/* hist_global_kernel: one thread per sample, 32x8 blocks. */
 #define GLOBAL_BX 32
 #define GLOBAL_BY 8
 
-/* hist_shared_kernel: 256 threads; each reads 16 pixels per load (one uint4);
- * blocks take rows with a grid stride. Runs of equal values within those
- * 16 pixels go in as one atomic, so flat regions (photos, constant images)
- * do not serialise on one bin. The grid is a few blocks per SM, so the merge
- * costs 256 global atomics per block, not per tile. */
+/* hist_shared_kernel: 256 threads; each reads 16 bytes per load (one uint4);
+ * blocks take rows with a grid stride. For gray, runs of equal values
+ * within those 16 bytes go in as one atomic, so flat regions (photos,
+ * constant images) do not serialise on one bin. The grid is a few blocks
+ * per SM, so the merge costs C x 256 global atomics per block, not per
+ * tile. */
 #define SHARED_THREADS 256
 #define BLOCKS_PER_SM 4
 
-__global__ void hist_global_kernel(const unsigned char *__restrict__ in, int w, int h,
-                                   size_t pitch, unsigned *__restrict__ hist)
+/* Samples of T in a 16-byte vector. */
+template <typename T> __device__ __forceinline__ unsigned sample_of(const unsigned *wd, int k)
 {
-    const int x = blockIdx.x * GLOBAL_BX + threadIdx.x, y = blockIdx.y * GLOBAL_BY + threadIdx.y;
-
-    if (x < w && y < h)
-        atomicAdd(&hist[in[(size_t)y * pitch + x]], 1u);
+    return sizeof(T) == 1 ? (wd[k / 4] >> (8 * (k % 4))) & 0xffu
+                          : (wd[k / 2] >> (16 * (k % 2))) & 0xffffu;
 }
 
-/* Adds the 16 bytes of v, merging runs of equal bytes into one atomic. */
+template <typename T, int C>
+__global__ void hist_global_kernel(const unsigned char *__restrict__ in, int n, int h,
+                                   size_t pitch, unsigned *__restrict__ hist)
+{
+    constexpr int NB = sizeof(T) == 1 ? 256 : 65536;
+    const int x = blockIdx.x * GLOBAL_BX + threadIdx.x, y = blockIdx.y * GLOBAL_BY + threadIdx.y;
+
+    if (x < n && y < h)
+        atomicAdd(&hist[(x % C) * NB + ((const T *)(in + (size_t)y * pitch))[x]], 1u);
+}
+
+/* Adds the 16 bytes of a gray vector, merging runs of equal bytes into one
+ * atomic. */
 __device__ __forceinline__ void count16(unsigned *sh, uint4 v)
 {
     const unsigned words[4] = {v.x, v.y, v.z, v.w};
@@ -48,44 +61,65 @@ __device__ __forceinline__ void count16(unsigned *sh, uint4 v)
     atomicAdd(&sh[cur], run);
 }
 
+/* The 16 bytes of vector k of a row of C channels, each into its channel's
+ * bins: byte j is channel (16 k + j) % C. */
+template <int C>
+__device__ __forceinline__ void count16_channels(unsigned *sh, uint4 v, int k)
+{
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
+    const int c0 = (16 * k) % C;
+#pragma unroll
+    for (int j = 0; j < 16; j++)
+        atomicAdd(&sh[((c0 + j) % C) * BINS + sample_of<uint8_t>(words, j)], 1u);
+}
+
+template <int C>
 __global__ void __launch_bounds__(SHARED_THREADS)
-    hist_shared_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+    hist_shared_kernel(const unsigned char *__restrict__ in, int n, int h, size_t pitch,
                        unsigned *__restrict__ hist)
 {
-    __shared__ unsigned sh[BINS];
-    const int vecs = w / 16; /* whole uint4s per row; the rest of the row is bytes */
-    const int per_row = vecs + (w % 16 ? 1 : 0);
+    __shared__ unsigned sh[C * BINS];
+    const int vecs = n / 16; /* whole uint4s per row; the rest of the row is bytes */
+    const int per_row = vecs + (n % 16 ? 1 : 0);
 
-    for (int i = threadIdx.x; i < BINS; i += SHARED_THREADS)
+    for (int i = threadIdx.x; i < C * BINS; i += SHARED_THREADS)
         sh[i] = 0;
     __syncthreads();
     for (int y = blockIdx.x; y < h; y += gridDim.x) {
         const unsigned char *row = in + (size_t)y * pitch;
         for (int k = threadIdx.x; k < per_row; k += SHARED_THREADS) {
             if (k < vecs) {
-                count16(sh, *(const uint4 *)(row + 16 * k));
+                if (C == 1)
+                    count16(sh, *(const uint4 *)(row + 16 * k));
+                else
+                    count16_channels<C>(sh, *(const uint4 *)(row + 16 * k), k);
             } else {
-                for (int x = 16 * vecs; x < w; x++)
-                    atomicAdd(&sh[row[x]], 1u);
+                for (int x = 16 * vecs; x < n; x++)
+                    atomicAdd(&sh[(x % C) * BINS + row[x]], 1u);
             }
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < BINS; i += SHARED_THREADS)
+    for (int i = threadIdx.x; i < C * BINS; i += SHARED_THREADS)
         if (sh[i])
             atomicAdd(&hist[i], sh[i]);
 }
 
-/* hist_warp_kernel: a 256-bin histogram per warp in shared memory, so only
- * the 32 lanes of one warp ever meet on a bin. A warp takes a row at a
- * time, 4 16-byte loads per lane (2 KB per warp) issued before the
- * atomics of the 4 before them; a vector of 16 equal bytes is one atomic.
- * Bytes past the last whole vector go one per lane. The block's 8 histograms are summed into the global one at the end. */
+/* hist_warp_kernel: a histogram per warp in shared memory (C x 256 bins),
+ * so only the 32 lanes of one warp ever meet on a bin. A warp takes a row
+ * at a time, 4 16-byte loads per lane (2 KB per warp) issued before the
+ * atomics of the 4 before them; a gray vector of 16 equal bytes is one
+ * atomic. Bytes past the last whole vector go one per lane. The block's 8
+ * histograms are summed into the global one at the end. */
 #define WARP_THREADS 256
 #define WARP_WARPS (WARP_THREADS / 32)
 
-__device__ __forceinline__ void count_vector(unsigned *sh, uint4 v)
+template <int C> __device__ __forceinline__ void count_vector(unsigned *sh, uint4 v, int k)
 {
+    if (C > 1) {
+        count16_channels<C>(sh, v, k);
+        return;
+    }
     const unsigned b0 = v.x & 0xffu;
     if (v.x == b0 * 0x01010101u && v.y == v.x && v.z == v.x && v.w == v.x) {
         atomicAdd(&sh[b0], 16u);
@@ -93,8 +127,8 @@ __device__ __forceinline__ void count_vector(unsigned *sh, uint4 v)
     }
     const unsigned words[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-    for (int k = 0; k < 16; k++)
-        atomicAdd(&sh[(words[k / 4] >> (8 * (k % 4))) & 0xffu], 1u);
+    for (int j = 0; j < 16; j++)
+        atomicAdd(&sh[sample_of<uint8_t>(words, j)], 1u);
 }
 
 /* The warp's next 4 vectors after (y, base): the rest of row y, else the
@@ -119,16 +153,17 @@ __device__ __forceinline__ void load_step(const unsigned char *__restrict__ in, 
     }
 }
 
+template <int C>
 __global__ void __launch_bounds__(WARP_THREADS)
-    hist_warp_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+    hist_warp_kernel(const unsigned char *__restrict__ in, int n, int h, size_t pitch,
                      unsigned *__restrict__ hist)
 {
-    __shared__ unsigned sh[WARP_WARPS][BINS];
+    __shared__ unsigned sh[WARP_WARPS][C * BINS];
     const int lane = threadIdx.x % 32, stride = gridDim.x * WARP_WARPS;
-    const int vecs = w / 16;
+    const int vecs = n / 16;
     unsigned *mine = sh[threadIdx.x / 32];
 
-    for (int i = threadIdx.x; i < WARP_WARPS * BINS; i += WARP_THREADS)
+    for (int i = threadIdx.x; i < WARP_WARPS * C * BINS; i += WARP_THREADS)
         (&sh[0][0])[i] = 0;
     __syncthreads();
     const int y_first = blockIdx.x * WARP_WARPS + threadIdx.x / 32;
@@ -144,24 +179,124 @@ __global__ void __launch_bounds__(WARP_THREADS)
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 if (base + lane + 32 * q < vecs)
-                    count_vector(mine, cur[q]);
+                    count_vector<C>(mine, cur[q], base + lane + 32 * q);
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 cur[q] = nxt[q];
             y = ny, base = nbase;
         }
     }
-    if (16 * vecs + lane < w) /* at most 15 bytes left in each row */
-        for (int y = y_first; y < h; y += stride)
-            atomicAdd(&mine[in[(size_t)y * pitch + 16 * vecs + lane]], 1u);
+    if (16 * vecs + lane < n) /* at most 15 bytes left in each row */
+        for (int y = y_first; y < h; y += stride) {
+            const int x = 16 * vecs + lane;
+            atomicAdd(&mine[(x % C) * BINS + in[(size_t)y * pitch + x]], 1u);
+        }
     __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += WARP_THREADS) {
+    for (int b = threadIdx.x; b < C * BINS; b += WARP_THREADS) {
         unsigned sum = 0;
 #pragma unroll
         for (int k = 0; k < WARP_WARPS; k++)
             sum += sh[k][b];
         if (sum)
             atomicAdd(&hist[b], sum);
+    }
+}
+
+/* 16-bit histograms: a channel's 65536 bins (or a range of them, where a
+ * block's shared memory holds fewer) per block, as 16-bit counters packed
+ * two to a 32-bit word of shared memory: bin b of the range in the low half
+ * of word b % NW, bin b + NW in the high half (NW = half the range), so
+ * that neighbouring values, common in photos, fall in different words. An
+ * atomicAdd's old value says when it carried: a low counter that wraps past
+ * 65535 has carried 1 into the high one, which is then also corrected, and a
+ * high counter that wraps has lost 65536; the thread whose add wrapped puts
+ * those 65536s (and the -1) into the global counts at once, so no count is
+ * ever lost, whatever the order of the adds (mod 2^32 sums, and the true
+ * counts fit in 32 bits). At the end the counters are added to the global
+ * counts. One block of HIST16_THREADS per SM, the rows shared out by a grid
+ * stride. `shared` takes a sample at a time; `warp` 16 bytes a lane, a
+ * vector of 8 equal gray samples one add of 8. */
+#define HIST16_THREADS 1024
+
+/* Adds k to bin b (0 .. 2 NW - 1) of the range starting at global bin g0. */
+__device__ __forceinline__ void add16(unsigned *words, int nw, int b, unsigned k,
+                                      unsigned *__restrict__ global, int g0)
+{
+    const int hi = b >= nw, i = hi ? b - nw : b;
+    const unsigned old = atomicAdd(&words[i], hi ? k << 16 : k);
+    if (!hi) {
+        if ((old & 0xffffu) + k > 0xffffu) { /* the low counter wrapped: carried into high */
+            atomicAdd(&global[g0 + i], 65536u);
+            atomicAdd(&global[g0 + nw + i], 0xffffffffu); /* the carry is not a count */
+            if ((old >> 16) == 0xffffu) /* and the carry wrapped the high counter */
+                atomicAdd(&global[g0 + nw + i], 65536u);
+        }
+    } else if ((old >> 16) + k > 0xffffu) {
+        atomicAdd(&global[g0 + nw + i], 65536u);
+    }
+}
+
+/* Channel c's samples in [lo, lo + 2 nw) of a w x h image of C channels
+ * (n = w C samples a row). VEC: 16-byte loads. */
+template <int C, bool VEC>
+__global__ void __launch_bounds__(HIST16_THREADS)
+    hist16_kernel(const unsigned char *__restrict__ in, int n, int h, size_t pitch, int c,
+                  int lo, int nw, unsigned *__restrict__ hist)
+{
+    extern __shared__ unsigned words[];
+    unsigned *global = hist + (size_t)c * 65536;
+
+    for (int i = threadIdx.x; i < nw; i += HIST16_THREADS)
+        words[i] = 0;
+    __syncthreads();
+    const unsigned span = 2u * (unsigned)nw;
+    if (!VEC) {
+        const int per_row = (n - c + C - 1) / C; /* channel c's samples in a row */
+        for (int y = blockIdx.x; y < h; y += gridDim.x) {
+            const uint16_t *row = (const uint16_t *)(in + (size_t)y * pitch);
+            for (int k = threadIdx.x; k < per_row; k += HIST16_THREADS) {
+                const unsigned b = (unsigned)row[k * C + c] - (unsigned)lo;
+                if (b < span)
+                    add16(words, nw, (int)b, 1u, global, lo);
+            }
+        }
+    } else {
+        const int vecs = n / 8;
+        for (int y = blockIdx.x; y < h; y += gridDim.x) {
+            const unsigned char *row = in + (size_t)y * pitch;
+            for (int k = threadIdx.x; k < vecs; k += HIST16_THREADS) {
+                const uint4 v = __ldg((const uint4 *)(row + 16 * k));
+                const unsigned wd[4] = {v.x, v.y, v.z, v.w};
+                if (C == 1 && v.x == v.y && v.x == v.z && v.x == v.w &&
+                    (v.x >> 16) == (v.x & 0xffffu)) { /* 8 equal samples */
+                    const unsigned b = (v.x & 0xffffu) - (unsigned)lo;
+                    if (b < span)
+                        add16(words, nw, (int)b, 8u, global, lo);
+                    continue;
+                }
+                const int c0 = (8 * k) % C;
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    const unsigned b = sample_of<uint16_t>(wd, j) - (unsigned)lo;
+                    if ((c0 + j) % C == c && b < span)
+                        add16(words, nw, (int)b, 1u, global, lo);
+                }
+            }
+            const uint16_t *row16 = (const uint16_t *)row;
+            for (int x = 8 * vecs + (int)threadIdx.x; x < n; x += HIST16_THREADS) {
+                const unsigned b = (unsigned)row16[x] - (unsigned)lo;
+                if (x % C == c && b < span)
+                    add16(words, nw, (int)b, 1u, global, lo);
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < nw; i += HIST16_THREADS) {
+        const unsigned v = words[i];
+        if (v & 0xffffu)
+            atomicAdd(&global[lo + i], v & 0xffffu);
+        if (v >> 16)
+            atomicAdd(&global[lo + nw + i], v >> 16);
     }
 }
 
@@ -180,28 +315,74 @@ static int resident_blocks(const void *kernel, int threads, size_t smem, int wan
     return rc;
 }
 
-static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStream_t st)
+/* The packed 16-bit kernel for channel c, in as many bin ranges as the
+ * device's shared memory a block needs (one on a GPU with 128 KB a block). */
+template <int C>
+static int hist16_cuda(const gf_dimage *in, unsigned *hist, bool vec, cudaStream_t st)
 {
-    const int w = in->width, h = in->height;
+    const void *kernel = vec ? (const void *)hist16_kernel<C, true> : (const void *)hist16_kernel<C, false>;
+    int dev, optin = 0, sms, rc;
 
-    GF_CUDA_CHECK(cudaMemsetAsync(hist, 0, BINS * sizeof *hist, st));
+    GF_CUDA_CHECK(cudaGetDevice(&dev));
+    GF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    int range = 65536;
+    while ((size_t)range * 2 > (size_t)optin - 1024 && range > 4096) /* 2 bytes a bin */
+        range /= 2;
+    const size_t smem = (size_t)range * 2;
+    GF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)smem));
+    if ((rc = resident_blocks(kernel, HIST16_THREADS, smem, in->height, &sms)))
+        return rc;
+    for (int c = 0; c < C; c++)
+        for (int lo = 0; lo < 65536; lo += range) {
+            if (vec)
+                hist16_kernel<C, true><<<sms, HIST16_THREADS, smem, st>>>(
+                    in->data, in->width * C, in->height, in->pitch, c, lo, range / 2, hist);
+            else
+                hist16_kernel<C, false><<<sms, HIST16_THREADS, smem, st>>>(
+                    in->data, in->width * C, in->height, in->pitch, c, lo, range / 2, hist);
+        }
+    return 0;
+}
+
+template <typename T, int C>
+static int hist_layout(const gf_dimage *in, unsigned *hist, int variant, cudaStream_t st)
+{
+    const int n = in->width * C, h = in->height;
+
     if (variant == HIST_GLOBAL) {
-        dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
-        hist_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(in->data, w, h, in->pitch,
-                                                                       hist);
+        dim3 grid((n + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
+        hist_global_kernel<T, C><<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(in->data, n, h,
+                                                                             in->pitch, hist);
+    } else if (sizeof(T) == 2) {
+        return hist16_cuda<C>(in, hist, variant == HIST_WARP, st);
     } else if (variant == HIST_SHARED) {
         int sms, rc;
         if ((rc = gf_cuda_sms(&sms)))
             return rc;
         const int blocks = h < sms * BLOCKS_PER_SM ? h : sms * BLOCKS_PER_SM;
-        hist_shared_kernel<<<blocks, SHARED_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
-    } else if (variant == HIST_WARP) {
+        hist_shared_kernel<C><<<blocks, SHARED_THREADS, 0, st>>>(in->data, n, h, in->pitch, hist);
+    } else {
         int blocks = 1, rc;
-        if ((rc = resident_blocks((const void *)hist_warp_kernel, WARP_THREADS, 0,
+        if ((rc = resident_blocks((const void *)hist_warp_kernel<C>, WARP_THREADS, 0,
                                   (h + WARP_WARPS - 1) / WARP_WARPS, &blocks)))
             return rc;
-        hist_warp_kernel<<<blocks, WARP_THREADS, 0, st>>>(in->data, w, h, in->pitch, hist);
+        hist_warp_kernel<C><<<blocks, WARP_THREADS, 0, st>>>(in->data, n, h, in->pitch, hist);
     }
+    return 0;
+}
+
+static int hist_cuda(const gf_dimage *in, unsigned *hist, int variant, cudaStream_t st)
+{
+    const size_t count = (size_t)in->channels * (size_t)gf_hist_bins(in->bits);
+    int rc = 0;
+
+    GF_CUDA_CHECK(cudaMemsetAsync(hist, 0, count * sizeof *hist, st));
+#define LAUNCH(T, C) rc = hist_layout<T, C>(in, hist, variant, st)
+    GF_LAYOUT_SWITCH(in->channels, in->bits, LAUNCH)
+#undef LAUNCH
+    if (rc)
+        return rc;
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }

@@ -1,6 +1,8 @@
-/* mean.cu - box mean (box filter) kernels, 3x3 and 5x5, every pixel written
- * with the border modes of src/border.h. The rounding and border rules are
- * the CPU reference's (src/stages/mean.c); both variants equal it bit for bit.
+/* mean.cu - box mean (box filter) kernels, 3x3 and 5x5, every pixel and
+ * channel written with the border modes of src/border.h, for every layout:
+ * the 8-bit gray kernels first, then those of the other layouts. The
+ * rounding and border rules are the CPU reference's (src/stages/mean.c);
+ * every variant equals it bit for bit.
  *
  * Origin: the box-mean experiment in docs (seed 1): a non-shared kernel with
  * one thread per pixel and a shared-memory kernel that stages rows plus
@@ -391,7 +393,424 @@ static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaSt
         in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
 }
 
+/* ---- Every other layout: 8-bit gray+alpha, RGB and RGBA, and 16-bit ----
+ * Each channel is a gray image of its own, its samples C apart. */
+
+/* Sample c of pixel (x, y) of an image of C channels of T. */
+template <typename T, int C>
+__device__ __forceinline__ unsigned sample_at(const unsigned char *__restrict__ in, size_t pitch,
+                                              int x, int y, int c)
+{
+    return ((const T *)(in + (size_t)y * pitch))[(size_t)x * C + c];
+}
+
+/* Sample c of pixel (x, y) of the padded image (any x, y). */
+template <typename T, int C>
+__device__ __forceinline__ unsigned padded_px(const unsigned char *__restrict__ in, size_t pitch,
+                                              int x, int y, int c, int w, int h, gf_border b)
+{
+    const int xx = gf_border_index(x, w, b.mode), yy = gf_border_index(y, h, b.mode);
+    return xx < 0 || yy < 0 ? (unsigned)b.value : sample_at<T, C>(in, pitch, xx, yy, c);
+}
+
+/* floor((2s + area) / (2 area)), for sums of 8- or 16-bit samples (2s +
+ * area < 2^32): a multiply-high by the compiler's constant. */
+template <int R> __device__ __forceinline__ unsigned round_any(unsigned s)
+{
+    constexpr unsigned area = (2 * R + 1) * (2 * R + 1);
+    return (2 * s + area) / (2 * area);
+}
+
+/* mean_global_px_kernel: one thread per pixel, its C windows read from
+ * global memory (directly inside, through the border mode near the
+ * edges); 128x1 blocks, as mean_global_kernel. */
+template <typename T, int C, int R>
+__global__ void mean_global_px_kernel(const unsigned char *__restrict__ in,
+                                      unsigned char *__restrict__ out, int w, int h,
+                                      size_t ipitch, size_t opitch, gf_border b)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+
+    if (x >= w)
+        return;
+    const bool inside = x >= R && x < w - R && y >= R && y < h - R;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        unsigned s = 0;
+        for (int dy = -R; dy <= R; dy++)
+            for (int dx = -R; dx <= R; dx++)
+                s += inside ? sample_at<T, C>(in, ipitch, x + dx, y + dy, c)
+                            : padded_px<T, C>(in, ipitch, x + dx, y + dy, c, w, h, b);
+        ((T *)(out + (size_t)y * opitch))[(size_t)x * C + c] = (T)round_any<R>(s);
+    }
+}
+
+/* mean_shared_px_kernel: a tile of PXS_W x PXS_H pixels per block of
+ * PXS_W x PXS_BY threads, staged with its halo in shared memory (through
+ * the border mode), summed along rows into shared memory, then down
+ * columns, a thread a column of PXS_H / PXS_BY rows of each channel. */
+#define PXS_W 32
+#define PXS_H 32
+#define PXS_BY 8
+
+template <typename T, int C, int R>
+__global__ void __launch_bounds__(PXS_W *PXS_BY)
+    mean_shared_px_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                          int w, int h, size_t ipitch, size_t opitch, gf_border b)
+{
+    constexpr int K = 2 * R + 1, IW = PXS_W + 2 * R, IH = PXS_H + 2 * R, N = PXS_W * PXS_BY;
+    __shared__ T tile[IH][IW * C];
+    __shared__ unsigned hs[IH][PXS_W * C];
+    const int x0 = blockIdx.x * PXS_W, y0 = blockIdx.y * PXS_H;
+    const int tid = threadIdx.y * PXS_W + threadIdx.x;
+
+    for (int i = tid; i < IH * IW * C; i += N) {
+        const int r = i / (IW * C), q = i % (IW * C), gx = x0 - R + q / C, gy = y0 - R + r;
+        tile[r][q] = (T)(gx >= 0 && gx < w && gy >= 0 && gy < h
+                             ? sample_at<T, C>(in, ipitch, gx, gy, q % C)
+                             : padded_px<T, C>(in, ipitch, gx, gy, q % C, w, h, b));
+    }
+    __syncthreads();
+    for (int i = tid; i < IH * PXS_W * C; i += N) {
+        const int r = i / (PXS_W * C), q = i % (PXS_W * C);
+        unsigned s = 0;
+#pragma unroll
+        for (int d = 0; d < K; d++)
+            s += tile[r][q + d * C];
+        hs[r][q] = s;
+    }
+    __syncthreads();
+    constexpr int ROWS = PXS_H / PXS_BY;
+    const int x = x0 + threadIdx.x, r0 = threadIdx.y * ROWS;
+    if (x >= w)
+        return;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        const int q = threadIdx.x * C + c;
+        unsigned s = 0;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            s += hs[r0 + k][q];
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            const int y = y0 + r0 + j;
+            if (y < h)
+                ((T *)(out + (size_t)y * opitch))[(size_t)x * C + c] = (T)round_any<R>(s);
+            if (j + 1 < ROWS)
+                s += hs[r0 + j + K][q] - hs[r0 + j][q];
+        }
+    }
+}
+
+/* Sample column j (pixel j / C, channel j % C) of a C-channel image of T,
+ * rows y0 .. y0+EDGE_ROWS-1 (those below h), for the columns the warp
+ * kernels' lanes leave: edge_column's scheme, for any layout. */
+template <typename T, int C, int R>
+__device__ __forceinline__ void edge_sample(const unsigned char *__restrict__ in,
+                                            unsigned char *__restrict__ out, int j, int y0, int w,
+                                            int h, size_t ipitch, size_t opitch, gf_border b)
+{
+    constexpr int K = 2 * R + 1;
+    const int x = j / C, c = j % C;
+    int cx[K];
+    unsigned hs[K];
+
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        cx[k] = gf_border_index(x - R + k, w, b.mode);
+#pragma unroll
+    for (int r = 0; r < EDGE_ROWS + 2 * R; r++) {
+        const int y = y0 - R + r;
+        const int row = gf_border_index(y, h, b.mode);
+        unsigned s = 0;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            s += cx[k] < 0 || row < 0 ? (unsigned)b.value : sample_at<T, C>(in, ipitch, cx[k], row, c);
+        hs[r % K] = s;
+        if (r >= 2 * R && y - R < h) {
+            unsigned t = 0;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                t += hs[k];
+            ((T *)(out + (size_t)(y - R) * opitch))[j] = (T)round_any<R>(t);
+        }
+    }
+}
+
+/* The first blocks of a warp kernel's grid: a thread a sample column of
+ * EDGE_ROWS rows, for the columns 0 .. min(lead, n)-1 and max(lead, xr) ..
+ * n-1 of the n samples a row that the lanes do not store. */
+template <typename T, int C, int R>
+__device__ __forceinline__ void edge_block(const unsigned char *__restrict__ in,
+                                           unsigned char *__restrict__ out, int w, int h,
+                                           size_t ipitch, size_t opitch, gf_border b, int lead,
+                                           int xr)
+{
+    const int n = w * C, left = min(lead, n), right = max(0, n - max(lead, xr)),
+              cols = left + right;
+    const long i = (long)blockIdx.x * WARP_THREADS + threadIdx.x;
+    if (i < (long)cols * ((h + EDGE_ROWS - 1) / EDGE_ROWS)) {
+        const int c = (int)(i % cols);
+        edge_sample<T, C, R>(in, out, c < left ? c : n - right + (c - left),
+                             (int)(i / cols) * EDGE_ROWS, w, h, ipitch, opitch, b);
+    }
+}
+
+/* A 16-bit lane sequence, as words X[0..7] (word g of the lane's four at
+ * X[g + 2], two of each neighbour's beside them), shifted by s lanes: the
+ * result's word g holds lanes 2g+s and 2g+s+1. s is a constant once the
+ * callers' loops unroll. */
+__device__ __forceinline__ unsigned lane_shift(const unsigned *X, int g, int s)
+{
+    return s % 2 == 0 ? X[g + 2 + s / 2] : mid_lanes(X[g + 2 + (s - 1) / 2], X[g + 2 + (s + 1) / 2]);
+}
+
+/* mean_warp8_kernel: mean_warp_kernel for 8-bit pixels of P = 2, 3 or 4
+ * bytes. The vertical sums are the gray kernel's, on bytes; a sample's
+ * window along the row takes the column sums P bytes apart: with A the
+ * even bytes' sums (E, as 16-bit lanes) and B the odd bytes' (O), the
+ * window of an even byte 2m sums A[m + dP/2] for even dP and B[m + (dP-1)/2]
+ * for odd dP, over d in -R..R; of an odd byte 2m+1, B[m + dP/2] and
+ * A[m + (dP+1)/2]. The shifts reach 2 words into each neighbour lane. Lanes
+ * store the bytes whose windows lie inside the row (16 <= x0, x0 + 16 + R P
+ * <= w P); the rest go to the first blocks (edge_block). */
+template <int R, int P>
+__global__ void __launch_bounds__(WARP_THREADS)
+    mean_warp8_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                      int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
+                      int edge_blocks, int xr)
+{
+    constexpr int K = 2 * R + 1, NR = WARP_ROWS + 2 * R;
+    static_assert(NR <= 32, "a source row a lane");
+    const int n = w * P; /* bytes a row */
+
+    if ((int)blockIdx.x < edge_blocks) {
+        edge_block<uint8_t, P, R>(in, out, w, h, ipitch, opitch, b, 16, xr);
+        return;
+    }
+    const int lane = threadIdx.x % 32;
+    const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
+    const int y0 = warp / strips_x * WARP_ROWS, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
+
+    if (y0 >= h)
+        return; /* the whole warp */
+    const bool stores = lane >= 1 && lane <= 30 && x0 >= 16 && x0 + 16 + R * P <= n;
+    const int nout = min(WARP_ROWS, h - y0);
+    const int srow = gf_border_index(y0 - R + lane, h, b.mode);
+    const unsigned off = srow < 0 ? ~0u : (unsigned)srow * (unsigned)ipitch;
+    const bool constant = b.mode == GF_BORDER_CONSTANT;
+    const unsigned splat = (unsigned)b.value * 0x01010101u;
+    const unsigned char *src = in + (x0 >= 0 && x0 < n ? x0 : 0);
+    const auto fetch = [&](int r) {
+        const unsigned o = __shfl_sync(0xffffffffu, off, r);
+        return constant && o == ~0u ? make_uint4(splat, splat, splat, splat)
+                                    : __ldg((const uint4 *)(src + o));
+    };
+    uint4 ahead[PREFETCH];
+    unsigned ue[K][4], uo[K][4];
+
+#pragma unroll
+    for (int r = 0; r < PREFETCH; r++)
+        ahead[r] = fetch(r);
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+        const uint4 v = ahead[r % PREFETCH];
+        if (r + PREFETCH < NR)
+            ahead[r % PREFETCH] = fetch(r + PREFETCH);
+        const unsigned wd[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            ue[r % K][g] = __byte_perm(wd[g], 0, 0x4240);
+            uo[r % K][g] = __byte_perm(wd[g], 0, 0x4341);
+        }
+        if (r < 2 * R)
+            continue;
+        unsigned E[8], O[8]; /* vertical sums of words -2 .. 5 */
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            E[g + 2] = ue[0][g], O[g + 2] = uo[0][g];
+#pragma unroll
+            for (int k = 1; k < K; k++)
+                E[g + 2] += ue[k][g], O[g + 2] += uo[k][g];
+        }
+#pragma unroll
+        for (int g = 0; g < 2; g++) {
+            E[g] = __shfl_up_sync(0xffffffffu, E[g + 4], 1);
+            O[g] = __shfl_up_sync(0xffffffffu, O[g + 4], 1);
+            E[g + 6] = __shfl_down_sync(0xffffffffu, E[g + 2], 1);
+            O[g + 6] = __shfl_down_sync(0xffffffffu, O[g + 2], 1);
+        }
+        unsigned res[4];
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            unsigned se = 0, so = 0;
+#pragma unroll
+            for (int d = -R; d <= R; d++) {
+                const int dp = d * P;
+                if (dp % 2 == 0) {
+                    se += lane_shift(E, g, dp / 2);
+                    so += lane_shift(O, g, dp / 2);
+                } else {
+                    se += lane_shift(O, g, (dp - 1) / 2);
+                    so += lane_shift(E, g, (dp + 1) / 2);
+                }
+            }
+            res[g] = round_word<R>(se, so);
+        }
+        if (stores && r - 2 * R < nout)
+            *(uint4 *)(out + (size_t)(y0 + r - 2 * R) * opitch + x0) =
+                make_uint4(res[0], res[1], res[2], res[3]);
+    }
+}
+
+/* mean_warp16_kernel: the warp kernel for 16-bit samples of C channels. A
+ * lane owns 8 samples (16 bytes) of the strip, WARP_COLS16 samples wide;
+ * each row's samples are kept unpacked for the K output rows that use
+ * them, their vertical sums taken in 32-bit lanes, the R C sums beyond the
+ * lane's 8 on either side come from its neighbours by shuffle, and each
+ * window's sum of samples C apart is rounded by gf_mean_div16. Lanes store
+ * samples whose windows lie inside the row (8 <= x0, x0 + 8 + R C <= w C);
+ * the rest go to the first blocks (edge_block). */
+#define WARP_COLS16 240 /* 30 lanes of 8 samples */
+
+template <int R, int C>
+__global__ void __launch_bounds__(WARP_THREADS)
+    mean_warp16_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                       int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
+                       int edge_blocks, int xr)
+{
+    constexpr int K = 2 * R + 1, NR = WARP_ROWS + 2 * R, RC = R * C;
+    static_assert(NR <= 32 && RC <= 8, "a source row a lane; neighbours' sums from one lane");
+    const int n = w * C; /* samples a row */
+
+    if ((int)blockIdx.x < edge_blocks) {
+        edge_block<uint16_t, C, R>(in, out, w, h, ipitch, opitch, b, 8, xr);
+        return;
+    }
+    const int lane = threadIdx.x % 32;
+    const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
+    const int y0 = warp / strips_x * WARP_ROWS,
+              x0 = warp % strips_x * WARP_COLS16 + 8 * (lane - 1); /* in samples */
+
+    if (y0 >= h)
+        return;
+    const bool stores = lane >= 1 && lane <= 30 && x0 >= 8 && x0 + 8 + RC <= n;
+    const int nout = min(WARP_ROWS, h - y0);
+    const int srow = gf_border_index(y0 - R + lane, h, b.mode);
+    const unsigned off = srow < 0 ? ~0u : (unsigned)srow * (unsigned)ipitch;
+    const bool constant = b.mode == GF_BORDER_CONSTANT;
+    const unsigned splat = (unsigned)b.value * 0x00010001u;
+    const unsigned char *src = in + 2 * (size_t)(x0 >= 0 && x0 < n ? x0 : 0);
+    const auto fetch = [&](int r) {
+        const unsigned o = __shfl_sync(0xffffffffu, off, r);
+        return constant && o == ~0u ? make_uint4(splat, splat, splat, splat)
+                                    : __ldg((const uint4 *)(src + o));
+    };
+    uint4 ahead[PREFETCH];
+    unsigned u[K][8]; /* the last K rows' samples */
+
+#pragma unroll
+    for (int r = 0; r < PREFETCH; r++)
+        ahead[r] = fetch(r);
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+        const uint4 v = ahead[r % PREFETCH];
+        if (r + PREFETCH < NR)
+            ahead[r % PREFETCH] = fetch(r + PREFETCH);
+        const unsigned wd[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            u[r % K][i] = (wd[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        if (r < 2 * R)
+            continue;
+        unsigned V[8 + 2 * RC]; /* vertical sums of samples -RC .. 8+RC-1 */
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            V[RC + i] = u[0][i];
+#pragma unroll
+            for (int k = 1; k < K; k++)
+                V[RC + i] += u[k][i];
+        }
+#pragma unroll
+        for (int i = 0; i < RC; i++) {
+            V[i] = __shfl_up_sync(0xffffffffu, V[RC + 8 - RC + i], 1);
+            V[RC + 8 + i] = __shfl_down_sync(0xffffffffu, V[RC + i], 1);
+        }
+        unsigned o[4];
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            unsigned s = 0;
+#pragma unroll
+            for (int d = -R; d <= R; d++)
+                s += V[RC + i + d * C];
+            const unsigned m = gf_mean_div16(s, K * K);
+            o[i / 2] = i % 2 ? o[i / 2] | m << 16 : m;
+        }
+        if (stores && r - 2 * R < nout)
+            *(uint4 *)(out + (size_t)(y0 + r - 2 * R) * opitch + 2 * (size_t)x0) =
+                make_uint4(o[0], o[1], o[2], o[3]);
+    }
+}
+
+/* The warp kernels of other layouts: edge blocks first, then a warp per
+ * strip of WARP_ROWS rows, `span` samples wide (8-bit: bytes), each lane
+ * `lane` samples, over n samples a row; xr: lanes store samples `lane` ..
+ * xr-1. */
+template <int R, int P>
+static void launch_warp8(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
+{
+    const int w = in->width, h = in->height, n = w * P;
+    const int strips_x = (n + WARP_COLS - 1) / WARP_COLS;
+    const int xr = (n - R * P) / 16 * 16;
+    const long edge_threads =
+        (long)(min(16, n) + max(0, n - max(16, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
+    const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
+    const long warps = xr > 16 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
+    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    mean_warp8_kernel<R, P><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
+}
+
+template <int R, int C>
+static void launch_warp16(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
+{
+    const int w = in->width, h = in->height, n = w * C;
+    const int strips_x = (n + WARP_COLS16 - 1) / WARP_COLS16;
+    const int xr = (n - R * C) / 8 * 8;
+    const long edge_threads =
+        (long)(min(8, n) + max(0, n - max(8, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
+    const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
+    const long warps = xr > 8 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
+    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
+    mean_warp16_kernel<R, C><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
+}
+
 enum { MEAN_GLOBAL, MEAN_SHARED, MEAN_WARP };
+
+/* A layout other than 8-bit gray. */
+template <typename T, int C, int R>
+static void launch_px(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
+                      cudaStream_t st)
+{
+    const int w = in->width, h = in->height;
+
+    if (variant == MEAN_GLOBAL) {
+        dim3 grid((w + GLOBAL_BLOCK_X - 1) / GLOBAL_BLOCK_X, h);
+        mean_global_px_kernel<T, C, R><<<grid, GLOBAL_BLOCK_X, 0, st>>>(
+            in->data, out->data, w, h, in->pitch, out->pitch, b);
+    } else if (variant == MEAN_SHARED) {
+        dim3 grid((w + PXS_W - 1) / PXS_W, (h + PXS_H - 1) / PXS_H);
+        mean_shared_px_kernel<T, C, R><<<grid, dim3(PXS_W, PXS_BY), 0, st>>>(
+            in->data, out->data, w, h, in->pitch, out->pitch, b);
+    } else if (sizeof(T) == 2) {
+        launch_warp16<R, C>(in, out, b, st);
+    } else {
+        launch_warp8<R, C == 1 ? 2 : C>(in, out, b, st); /* C 1 never gets here */
+    }
+}
+
+
 
 template <int R>
 static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
@@ -422,14 +841,26 @@ static int mean_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int
     cudaStream_t st = (cudaStream_t)stream;
     int rc;
 
+    const gf_shape os = gf_dimage_shape_of(in);
+
     if ((p->ksize != 3 && p->ksize != 5) || in->height > 65535)
         return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", p->ksize);
-    if ((rc = gf_dimage_shape(out, in->width, in->height)))
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
-    rc = p->ksize == 3 ? launch<1>(in, out, p->border, variant, st)
-                       : launch<2>(in, out, p->border, variant, st);
-    if (rc)
-        return rc;
+    if (in->channels == 1 && in->bits == 8) {
+        rc = p->ksize == 3 ? launch<1>(in, out, p->border, variant, st)
+                           : launch<2>(in, out, p->border, variant, st);
+        if (rc)
+            return rc;
+    } else {
+#define LAUNCH(T, C)                                                                          \
+    if (p->ksize == 3)                                                                        \
+        launch_px<T, C, 1>(in, out, p->border, variant, st);                                  \
+    else                                                                                      \
+        launch_px<T, C, 2>(in, out, p->border, variant, st)
+        GF_LAYOUT_SWITCH(in->channels, in->bits, LAUNCH)
+#undef LAUNCH
+    }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }

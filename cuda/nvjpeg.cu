@@ -148,7 +148,7 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
     for (int i = 0; i < n; i++) {
         int supported = -1;
         status[i] = GF_JPEG_GPU_REFUSED;
-        if (m == MAX_BATCH ||
+        if (m == MAX_BATCH || out[i]->channels != 1 ||
             !NVJ(p_nvjpegJpegStreamParseHeader(j->handle, data[i], len[i], j->parsed)) ||
             !NVJ(p_nvjpegDecodeBatchedSupported(j->handle, j->parsed, &supported)) ||
             supported != 0)

@@ -1,6 +1,6 @@
 /* orient.cu - transpose, transverse, rotate 90/180/270, flip and flop of
- * 8-bit images of any size. Mappings are src/stages/orient.h's, shared with
- * the CPU reference.
+ * images of any size and layout (pixels of P = 1 to 8 bytes move whole).
+ * Mappings are src/stages/orient.h's, shared with the CPU reference.
  *
  * Origin: the tiled-transpose experiment (seed 2, after NVIDIA's
  * "An Efficient Matrix Transpose in CUDA C/C++"): a naive kernel whose writes
@@ -26,6 +26,40 @@
 #define TILE_PITCH (TILE_WORDS * 4 + 1)
 
 
+/* Copies a pixel of P bytes (1, 2, 3, 4, 6 or 8) from s to d, in the
+ * widest units its alignment allows: rows start on 256-byte boundaries, so
+ * a pixel's offset is a multiple of P. */
+template <int P>
+__device__ __forceinline__ void copy_px(unsigned char *__restrict__ d,
+                                        const unsigned char *__restrict__ s)
+{
+    if (P == 8) {
+        *(uint2 *)(void *)d = *(const uint2 *)(const void *)s;
+    } else if (P == 4) {
+        *(unsigned *)(void *)d = *(const unsigned *)(const void *)s;
+    } else if (P % 2 == 0) {
+#pragma unroll
+        for (int k = 0; k < P / 2; k++)
+            ((uint16_t *)(void *)d)[k] = ((const uint16_t *)(const void *)s)[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < P; k++)
+            d[k] = s[k];
+    }
+}
+
+/* Calls CALL(P) with the pixel bytes P (1, 2, 3, 4, 6 or 8) as a constant. */
+#define PIXEL_SWITCH(bytes, CALL)                                                             \
+    switch (bytes) {                                                                          \
+    case 1: CALL(1); break;                                                                   \
+    case 2: CALL(2); break;                                                                   \
+    case 3: CALL(3); break;                                                                   \
+    case 4: CALL(4); break;                                                                   \
+    case 6: CALL(6); break;                                                                   \
+    default: CALL(8); break;                                                                  \
+    }
+
+template <int P>
 __global__ void orient_global_kernel(const unsigned char *__restrict__ in,
                                      unsigned char *__restrict__ out, int w, int h,
                                      size_t ipitch, size_t opitch, gf_orient_op op)
@@ -36,7 +70,7 @@ __global__ void orient_global_kernel(const unsigned char *__restrict__ in,
     if (x >= w || y >= h)
         return;
     gf_orient_dest(op, x, y, w, h, &ox, &oy);
-    out[(size_t)oy * opitch + ox] = in[(size_t)y * ipitch + x];
+    copy_px<P>(out + (size_t)oy * opitch + (size_t)ox * P, in + (size_t)y * ipitch + (size_t)x * P);
 }
 
 /* The ops that swap the axes: output pixel (i, j) reads input
@@ -260,7 +294,199 @@ __global__ void __launch_bounds__(TT_THREADS)
     }
 }
 
+/* orient_shared_px_kernel (the ops that swap the axes, pixels of P > 1
+ * bytes): a 32x32-pixel tile per block of 32x8 threads, staged pixel by
+ * pixel in shared memory whose rows are padded to an odd number of words,
+ * so that reading a column hits 32 banks; reads and writes both go along
+ * rows. Output pixel (i, j) reads input (sx(j), sy(i)). */
+#define PX_TILE 32
+#define PX_BY 8
+
+template <int P>
+__global__ void __launch_bounds__(PX_TILE *PX_BY)
+    orient_shared_px_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                            int w, int h, size_t ipitch, size_t opitch, int revx, int revy)
+{
+    constexpr int PITCH = PX_TILE * P + 4; /* bytes: an odd number of words */
+    __shared__ __align__(8) unsigned char tile[PX_TILE][PITCH];
+    const int i0 = blockIdx.x * PX_TILE, j0 = blockIdx.y * PX_TILE; /* output tile origin */
+    const int tx = threadIdx.x;
+
+    /* tile[ii][jj] = input (sx(j0 + jj), sy(i0 + ii)) */
+    for (int ii = threadIdx.y; ii < PX_TILE; ii += PX_BY) {
+        const int i = i0 + ii, j = j0 + tx;
+        if (i < h && j < w) {
+            const int x = revx ? w - 1 - j : j, y = revy ? h - 1 - i : i;
+            const unsigned char *src = in + (size_t)y * ipitch + (size_t)x * P;
+#pragma unroll
+            for (int k = 0; k < P; k++)
+                tile[ii][tx * P + k] = src[k];
+        }
+    }
+    __syncthreads();
+    /* output row j0 + jj, pixel i0 + tx */
+    for (int jj = threadIdx.y; jj < PX_TILE; jj += PX_BY) {
+        const int i = i0 + tx, j = j0 + jj;
+        if (i < h && j < w) {
+            unsigned char *dst = out + (size_t)j * opitch + (size_t)i * P;
+#pragma unroll
+            for (int k = 0; k < P; k++)
+                dst[k] = tile[tx][jj * P + k];
+        }
+    }
+}
+
+/* orient_tile_px_kernel (the ops that swap the axes, pixels of P > 1
+ * bytes; the `vector` variant): a block of 256 threads moves a 64x64-pixel
+ * tile with 16-byte loads and stores. Input columns xa.. (aligned) and 64
+ * rows are staged in shared memory as words (rows padded to an odd number
+ * of words, so a column of the tile reads from 32 banks); then each thread
+ * gathers P 16-byte vectors of output rows from it, a byte (or, for even P,
+ * two) at a time, and stores each whole. With revy the tile's rows are
+ * counted from the bottom, so output stores stay aligned, as in
+ * orient_tile_kernel. */
+#define TP 64
+#define TP_THREADS 256
+
+template <int P, bool REVX, bool REVY>
+__global__ void __launch_bounds__(TP_THREADS)
+    orient_tile_px_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                          int w, int h, size_t ipitch, size_t opitch)
+{
+    constexpr int ROW = TP * P;    /* bytes of a tile row */
+    constexpr int PITCH = ROW + 4; /* an odd number of words */
+    constexpr int VECS = ROW / 16; /* 16-byte vectors a tile row */
+    __shared__ __align__(16) unsigned char tile[TP * PITCH];
+    const int t = threadIdx.x;
+    const int xa = blockIdx.x * TP;                                   /* input columns */
+    const int ya = REVY ? h - TP * (blockIdx.y + 1) : TP * blockIdx.y; /* input rows */
+    const int oc0 = TP * blockIdx.y;                                  /* output columns */
+    const size_t rowbytes = (size_t)w * P;
+
+    /* 1. Stage: vector v of tile row r, as 4 words. */
+    for (int q = t; q < TP * VECS; q += TP_THREADS) {
+        const int r = q / VECS, v = q % VECS, y = ya + r;
+        const size_t off = (size_t)xa * P + 16 * (size_t)v;
+        uint4 val = make_uint4(0, 0, 0, 0);
+        if (y >= 0 && y < h && off < rowbytes) /* the vector ends inside the pitch */
+            val = __ldg((const uint4 *)(in + (size_t)y * ipitch + off));
+        unsigned *d = (unsigned *)(void *)(tile + r * PITCH + 16 * v);
+        d[0] = val.x, d[1] = val.y, d[2] = val.z, d[3] = val.w;
+    }
+    __syncthreads();
+
+    /* 2. Output: vector k of the output row of tile column j (input column
+     * xa + j), whose bytes are pixels i = b / P (input row ya + i, or
+     * ya + TP-1-i with REVY), channel bytes b % P. */
+    for (int q = t; q < TP * VECS; q += TP_THREADS) {
+        const int j = q / VECS, k = q % VECS, x = xa + j;
+        const size_t ob = (size_t)oc0 * P + 16 * (size_t)k; /* byte in the output row */
+        if (x >= w || ob >= (size_t)h * P)
+            continue;
+        unsigned wd[4];
+        if (P % 2 == 0) {
+#pragma unroll
+            for (int m = 0; m < 8; m++) {
+                const int b = 16 * k + 2 * m, i = b / P, r = REVY ? TP - 1 - i : i;
+                const unsigned v = *(const uint16_t *)(const void *)(tile + r * PITCH + j * P +
+                                                                     b % P);
+                wd[m / 2] = m % 2 ? wd[m / 2] | v << 16 : v;
+            }
+        } else {
+#pragma unroll
+            for (int m = 0; m < 16; m++) {
+                const int b = 16 * k + m, i = b / P, r = REVY ? TP - 1 - i : i;
+                const unsigned v = tile[r * PITCH + j * P + b % P];
+                wd[m / 4] = m % 4 ? wd[m / 4] | v << (8 * (m % 4)) : v;
+            }
+        }
+        unsigned char *d = out + (size_t)(REVX ? w - 1 - x : x) * opitch + ob;
+        if (ob + 16 <= (size_t)h * P) {
+            *(uint4 *)(void *)d = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+        } else {
+            const size_t left = (size_t)h * P - ob;
+#pragma unroll
+            for (int m = 0; m < 16; m++)
+                if ((size_t)m < left)
+                    d[m] = (wd[m / 4] >> (8 * (m % 4))) & 0xffu;
+        }
+    }
+}
+
+/* orient_flop_px_kernel (flop and rotate 180, pixels of P > 1 bytes; the
+ * `vector` variant): a block of 256 threads writes FLOP_BYTES bytes of an
+ * output row, 16 a thread: the input bytes they come from (one contiguous
+ * run of the source row, as pixels keep their samples in order) are staged
+ * in shared memory by aligned 16-byte loads, then each thread gathers its
+ * vector a byte at a time, reversed by pixels, and stores it whole. */
+#define FLOP_THREADS 256
+#define FLOP_BYTES (16 * FLOP_THREADS)
+
+template <int P>
+__global__ void __launch_bounds__(FLOP_THREADS)
+    orient_flop_px_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                          int w, int h, size_t ipitch, size_t opitch, int flipy)
+{
+    __shared__ __align__(16) unsigned char seg[FLOP_BYTES + 2 * 16 + 16];
+    const size_t rowbytes = (size_t)w * P;
+    const size_t b0 = (size_t)blockIdx.x * FLOP_BYTES; /* output bytes b0 .. */
+    const int j = blockIdx.y;
+    const unsigned char *src = in + (size_t)(flipy ? h - 1 - j : j) * ipitch;
+
+    if (b0 >= rowbytes)
+        return;
+    const size_t b1 = min(b0 + FLOP_BYTES, rowbytes) - 1; /* the last output byte */
+    /* output byte b (pixel o = b / P) reads input byte (w-1-o) P + b % P */
+    const size_t lo = ((size_t)w - 1 - b1 / P) * P, hi = ((size_t)w - 1 - b0 / P) * P + P - 1;
+    const size_t base = lo / 16 * 16, nv = (hi - base) / 16 + 1;
+    for (size_t v = threadIdx.x; v < nv; v += FLOP_THREADS) {
+        const uint4 val = __ldg((const uint4 *)(src + base + 16 * v));
+        unsigned *d = (unsigned *)(void *)(seg + 16 * v);
+        d[0] = val.x, d[1] = val.y, d[2] = val.z, d[3] = val.w;
+    }
+    __syncthreads();
+    const size_t ob = b0 + 16 * threadIdx.x;
+    if (ob > b1)
+        return;
+    unsigned wd[4];
+#pragma unroll
+    for (int m = 0; m < 16; m++) {
+        const size_t b = ob + m, o = b / P;
+        const unsigned v = b <= b1 ? seg[((size_t)w - 1 - o) * P + b % P - base] : 0;
+        wd[m / 4] = m % 4 ? wd[m / 4] | v << (8 * (m % 4)) : v;
+    }
+    unsigned char *d = out + (size_t)j * opitch + ob;
+    if (ob + 16 <= b1 + 1) {
+        *(uint4 *)(void *)d = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+    } else {
+#pragma unroll
+        for (int m = 0; m < 16; m++)
+            if (ob + m <= b1)
+                d[m] = (wd[m / 4] >> (8 * (m % 4))) & 0xffu;
+    }
+}
+
 enum { ORIENT_GLOBAL, ORIENT_SHARED, ORIENT_VECTOR };
+
+/* The ops that swap the axes with 16-byte vectors, for pixels of P bytes. */
+template <int P>
+static void launch_tile(const gf_dimage *in, gf_dimage *out, int revx, int revy, cudaStream_t st)
+{
+    const int w = in->width, h = in->height;
+
+    if (P == 1) {
+        dim3 grid((w + TT - 1) / TT, (h + TT - 1) / TT);
+        auto k = revx ? (revy ? orient_tile_kernel<true, true> : orient_tile_kernel<true, false>)
+                      : (revy ? orient_tile_kernel<false, true> : orient_tile_kernel<false, false>);
+        k<<<grid, TT_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, out->pitch);
+        return;
+    }
+    constexpr int Q = P == 1 ? 2 : P; /* P 1 never gets here */
+    dim3 grid((w + TP - 1) / TP, (h + TP - 1) / TP);
+    auto k = revx ? (revy ? orient_tile_px_kernel<Q, true, true> : orient_tile_px_kernel<Q, true, false>)
+                  : (revy ? orient_tile_px_kernel<Q, false, true> : orient_tile_px_kernel<Q, false, false>);
+    k<<<grid, TP_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, out->pitch);
+}
 
 static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                        void *stream)
@@ -268,31 +494,52 @@ static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, i
     cudaStream_t st = (cudaStream_t)stream;
     const gf_orient_op o = GF_CPARAMS(s, gf_orient_params)->op;
     const int w = in->width, h = in->height, sw = gf_orient_swaps(o);
+    const int px = (int)GF_PIXEL_BYTES(in->channels, in->bits);
+    const gf_shape os = {sw ? h : w, sw ? w : h, in->channels, in->bits};
     int rc;
 
     if ((int)o < 0 || o >= GF_ORIENT_NOPS)
         return gf_err(GF_EINTERNAL, NULL, "orient: bad op %d", (int)o);
-    if ((rc = gf_dimage_shape(out, sw ? h : w, sw ? w : h)))
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
     const int revx = o == GF_TRANSVERSE || o == GF_ROTATE270;
     const int revy = o == GF_TRANSVERSE || o == GF_ROTATE90;
     if (variant == ORIENT_GLOBAL) {
         dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
-        orient_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(
-            in->data, out->data, w, h, in->pitch, out->pitch, o);
-    } else if (sw && variant == ORIENT_SHARED) {
+#define LAUNCH(P)                                                                             \
+    orient_global_kernel<P><<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(                     \
+        in->data, out->data, w, h, in->pitch, out->pitch, o)
+        PIXEL_SWITCH(px, LAUNCH)
+#undef LAUNCH
+    } else if (sw && variant == ORIENT_SHARED && px == 1) {
         dim3 grid((h + TILE - 1) / TILE, (w + TILE - 1) / TILE);
         orient_shared_kernel<<<grid, dim3(TILE_THREADS, TILE_THREADS), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, revx, revy);
+    } else if (sw && variant == ORIENT_SHARED) {
+        dim3 grid((h + PX_TILE - 1) / PX_TILE, (w + PX_TILE - 1) / PX_TILE);
+#define LAUNCH(P)                                                                             \
+    orient_shared_px_kernel<P><<<grid, dim3(PX_TILE, PX_BY), 0, st>>>(                        \
+        in->data, out->data, w, h, in->pitch, out->pitch, revx, revy)
+        PIXEL_SWITCH(px, LAUNCH)
+#undef LAUNCH
     } else if (sw) {
-        dim3 grid((w + TT - 1) / TT, (h + TT - 1) / TT);
-        auto k = revx ? (revy ? orient_tile_kernel<true, true> : orient_tile_kernel<true, false>)
-                      : (revy ? orient_tile_kernel<false, true> : orient_tile_kernel<false, false>);
-        k<<<grid, TT_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, out->pitch);
-    } else { /* 16-byte accesses: rows are on GF_PITCH_ALIGN boundaries */
-        dim3 grid((w + 16 * MIRROR_BX - 1) / (16 * MIRROR_BX), (h + MIRROR_BY - 1) / MIRROR_BY);
+#define LAUNCH(P) launch_tile<P>(in, out, revx, revy, st)
+        PIXEL_SWITCH(px, LAUNCH)
+#undef LAUNCH
+    } else if (o == GF_FLIP || px == 1) {
+        /* 16-byte accesses (rows are on GF_PITCH_ALIGN boundaries); a flip
+         * moves whole rows, so any layout is a row of bytes */
+        const int n = o == GF_FLIP ? w * px : w;
+        dim3 grid((n + 16 * MIRROR_BX - 1) / (16 * MIRROR_BX), (h + MIRROR_BY - 1) / MIRROR_BY);
         orient_vector_kernel<<<grid, dim3(MIRROR_BX, MIRROR_BY), 0, st>>>(
-            in->data, out->data, w, h, in->pitch, out->pitch, o != GF_FLIP, o != GF_FLOP);
+            in->data, out->data, n, h, in->pitch, out->pitch, o != GF_FLIP, o != GF_FLOP);
+    } else {
+        dim3 grid((unsigned)(((size_t)w * px + FLOP_BYTES - 1) / FLOP_BYTES), h);
+#define LAUNCH(P)                                                                             \
+    orient_flop_px_kernel<P><<<grid, FLOP_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, \
+                                                            out->pitch, o != GF_FLOP)
+        PIXEL_SWITCH(px, LAUNCH)
+#undef LAUNCH
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;

@@ -1,23 +1,23 @@
-/* threshold.cu - binary threshold of an 8-bit image: out = in > t ? 255 : 0,
- * with t given or Otsu's of the image. Otsu's t comes from the histogram
- * (gf_hist_device) and the exact integer comparison of src/otsu.h, the same
- * code the CPU reference runs, computed by one block on the device so the
- * image never leaves it. */
+/* threshold.cu - binary threshold of every sample: out = in > t ? max : 0,
+ * with t given or Otsu's of the image (one channel). The image is taken as
+ * one channel of width x channels samples. Otsu's t comes from the
+ * histogram (gf_hist_device) and the exact integer comparison of
+ * src/otsu.h, the same code the CPU reference runs, computed by one block
+ * on the device so the image never leaves it. */
 #include "check.h"
 
 #include "../src/otsu.h"
 #include "../src/stages/hist.h"
 #include "../src/stages/threshold.h"
 
-/* threshold_global_kernel: one thread per pixel, 32x8 blocks. */
+/* threshold_global_kernel: one thread per sample, 32x8 blocks. */
 #define GLOBAL_BX 32
 #define GLOBAL_BY 8
-/* threshold_vector_kernel: 16 pixels per thread (one 16-byte load and
+/* threshold_vector_kernel: 16 bytes per thread (one 16-byte load and
  * store; rows start on 256-byte boundaries), 64x4 blocks. */
 #define VEC 16
 #define VEC_BX 64
 #define VEC_BY 4
-#define OTSU_THREADS 256 /* one per candidate t (255 of them) */
 
 /* The level: *t_dev when given (Otsu's, computed on the device), else t. */
 __device__ __forceinline__ unsigned level(const int *t_dev, int t)
@@ -25,6 +25,7 @@ __device__ __forceinline__ unsigned level(const int *t_dev, int t)
     return (unsigned)(t_dev ? *t_dev : t);
 }
 
+template <typename T>
 __global__ void threshold_global_kernel(const unsigned char *__restrict__ in,
                                         unsigned char *__restrict__ out, int w, int h,
                                         size_t ipitch, size_t opitch, const int *t_dev, int t)
@@ -32,42 +33,77 @@ __global__ void threshold_global_kernel(const unsigned char *__restrict__ in,
     const int x = blockIdx.x * GLOBAL_BX + threadIdx.x, y = blockIdx.y * GLOBAL_BY + threadIdx.y;
 
     if (x < w && y < h)
-        out[(size_t)y * opitch + x] = in[(size_t)y * ipitch + x] > level(t_dev, t) ? 255 : 0;
+        ((T *)(out + (size_t)y * opitch))[x] =
+            ((const T *)(in + (size_t)y * ipitch))[x] > level(t_dev, t) ? (T)~(T)0 : (T)0;
 }
 
+/* 16 bytes a thread: 16 samples of 8 bits (__vcmpgtu4: 0xff in each byte
+ * above the level) or 8 of 16 (__vcmpgtu2: 0xffff in each half). */
+template <typename T>
 __global__ void threshold_vector_kernel(const unsigned char *__restrict__ in,
                                         unsigned char *__restrict__ out, int w, int h,
                                         size_t ipitch, size_t opitch, const int *t_dev, int t)
 {
-    const int x = (blockIdx.x * VEC_BX + threadIdx.x) * VEC, y = blockIdx.y * VEC_BY + threadIdx.y;
+    constexpr int N = VEC / (int)sizeof(T); /* samples a thread */
+    const int x = (blockIdx.x * VEC_BX + threadIdx.x) * N, y = blockIdx.y * VEC_BY + threadIdx.y;
 
     if (x >= w || y >= h)
         return;
-    const unsigned lv = level(t_dev, t), tt = lv * 0x01010101u;
-    const unsigned char *src = in + (size_t)y * ipitch + x;
-    unsigned char *dst = out + (size_t)y * opitch + x;
-    if (x + VEC <= w) {
-        uint4 v = *(const uint4 *)src;
-        v.x = __vcmpgtu4(v.x, tt); /* 0xff in each byte above the level */
-        v.y = __vcmpgtu4(v.y, tt);
-        v.z = __vcmpgtu4(v.z, tt);
-        v.w = __vcmpgtu4(v.w, tt);
-        *(uint4 *)dst = v;
+    const unsigned lv = level(t_dev, t);
+    const unsigned tt = sizeof(T) == 1 ? lv * 0x01010101u : lv * 0x00010001u;
+    const T *src = (const T *)(in + (size_t)y * ipitch) + x;
+    T *dst = (T *)(out + (size_t)y * opitch) + x;
+    if (x + N <= w) {
+        uint4 v = *(const uint4 *)(const void *)src;
+        if (sizeof(T) == 1) {
+            v.x = __vcmpgtu4(v.x, tt), v.y = __vcmpgtu4(v.y, tt);
+            v.z = __vcmpgtu4(v.z, tt), v.w = __vcmpgtu4(v.w, tt);
+        } else {
+            v.x = __vcmpgtu2(v.x, tt), v.y = __vcmpgtu2(v.y, tt);
+            v.z = __vcmpgtu2(v.z, tt), v.w = __vcmpgtu2(v.w, tt);
+        }
+        *(uint4 *)(void *)dst = v;
     } else {
         for (int k = 0; x + k < w; k++)
-            dst[k] = src[k] > lv ? 255 : 0;
+            dst[k] = src[k] > lv ? (T)~(T)0 : (T)0;
     }
 }
 
-/* Otsu's t of bins into *t_out, gf_otsu's answer. Thread v takes the split
- * after value v: prefix sums by warp shuffles, then its score in double
- * from the exact difference s0*N - S*w0 (128-bit integers, so no
- * cancellation); the block's highest score M. Every split within 1e-9 of M
- * is a candidate (a double is within 1e-15 of the exact score, so the exact
- * maximum is among them), less those whose bin v is empty (the split at v-1
- * is the same, and smaller). One candidate is the answer; several (true
- * ties, or scores closer than 1e-9) go through the exact 256-bit comparison
- * of src/otsu.h, the smaller t winning ties. */
+/* Otsu's t of bins[NB] into *t_out, gf_otsu's answer, by one block of
+ * THREADS threads, each taking NB / THREADS consecutive bins: their counts
+ * and value sums, an exclusive scan over the block, then each split's score
+ * in double (gf_otsu_approx) and the block's highest score M. Every split
+ * within GF_OTSU_NEAR of M whose bin is not empty is a candidate (the exact
+ * maximum is among them); each thread keeps its best candidate by the exact
+ * 256-bit comparison of src/otsu.h, and the block reduces them the same
+ * way, the smaller t winning ties. */
+struct otsu_best {
+    gf_u256 num, den;
+    int v; /* -1: none */
+};
+
+__device__ __forceinline__ otsu_best otsu_pick(const otsu_best &a, const otsu_best &b)
+{
+    if (b.v < 0)
+        return a;
+    if (a.v < 0)
+        return b;
+    const int c = gf_u256_cmp(gf_u256_mul(b.num, a.den), gf_u256_mul(a.num, b.den));
+    return c > 0 || (c == 0 && b.v < a.v) ? b : a;
+}
+
+__device__ __forceinline__ otsu_best otsu_shfl(const otsu_best &a, int off)
+{
+    otsu_best r;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        r.num.l[i] = __shfl_xor_sync(0xffffffffu, a.num.l[i], off);
+        r.den.l[i] = __shfl_xor_sync(0xffffffffu, a.den.l[i], off);
+    }
+    r.v = __shfl_xor_sync(0xffffffffu, a.v, off);
+    return r;
+}
+
 __device__ __forceinline__ double warp_max(double x)
 {
     for (int off = 16; off; off /= 2)
@@ -75,17 +111,24 @@ __device__ __forceinline__ double warp_max(double x)
     return x;
 }
 
-__global__ void __launch_bounds__(OTSU_THREADS)
+template <int NB, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     threshold_otsu_kernel(const unsigned *__restrict__ bins, int *t_out)
 {
-    constexpr int WARPS = OTSU_THREADS / 32;
+    constexpr int WARPS = THREADS / 32, CH = NB / THREADS;
     __shared__ unsigned long long wsum[WARPS], ssum[WARPS];
     __shared__ double wmax[WARPS];
-    __shared__ gf_u256 num[OTSU_THREADS], den[OTSU_THREADS];
-    __shared__ int idx[OTSU_THREADS];
-    const int v = threadIdx.x, lane = v % 32, wp = v / 32;
-    unsigned long long w = bins[v], s = (unsigned long long)v * bins[v];
+    __shared__ otsu_best wbest[WARPS];
+    const int tid = threadIdx.x, lane = tid % 32, wp = tid / 32, v0 = tid * CH;
+    unsigned long long cw = 0, cs = 0;
 
+#pragma unroll 4
+    for (int i = 0; i < CH; i++) {
+        cw += bins[v0 + i];
+        cs += (unsigned long long)(v0 + i) * bins[v0 + i];
+    }
+    /* inclusive scan in the warp, then across warps */
+    unsigned long long w = cw, s = cs;
     for (int off = 1; off < 32; off *= 2) {
         const unsigned long long aw = __shfl_up_sync(0xffffffffu, w, off);
         const unsigned long long as = __shfl_up_sync(0xffffffffu, s, off);
@@ -101,91 +144,101 @@ __global__ void __launch_bounds__(OTSU_THREADS)
             w += wsum[k], s += ssum[k];
         n += wsum[k], total += ssum[k];
     }
-    const bool ok = v < 255 && w != 0 && w != n;
-    double score = -1.0;
-    if (ok) {
-        const unsigned __int128 a = (unsigned __int128)s * n, b = (unsigned __int128)total * w;
-        const double d = (double)(a >= b ? a - b : b - a);
-        score = d * d / ((double)w * (double)(n - w));
+    w -= cw, s -= cs; /* exclusive: the splits before this chunk */
+    const unsigned long long w_start = w, s_start = s;
+    double m = -1.0;
+    for (int i = 0; i < CH; i++) {
+        const int v = v0 + i;
+        w += bins[v];
+        s += (unsigned long long)v * bins[v];
+        if (v < NB - 1)
+            m = fmax(m, gf_otsu_approx(n, total, w, s));
     }
-    double m = warp_max(score);
+    m = warp_max(m);
     if (lane == 0)
         wmax[wp] = m;
     __syncthreads();
     for (int k = 0; k < WARPS; k++)
         m = fmax(m, wmax[k]);
-    const bool cand = ok && score >= m * (1.0 - 1e-9) && (v == 0 || bins[v] != 0);
-    const int ncand = __syncthreads_count(cand);
-    if (ncand <= 1) {
-        if (cand)
-            *t_out = v;
-        else if (ncand == 0 && v == 0)
-            *t_out = 0; /* no split separates the pixels */
-        return;
+    otsu_best best;
+    best.v = -1;
+    w = w_start, s = s_start;
+    for (int i = 0; m >= 0 && i < CH; i++) {
+        const int v = v0 + i;
+        w += bins[v];
+        s += (unsigned long long)v * bins[v];
+        otsu_best c;
+        if (v >= NB - 1 || (v > 0 && !bins[v]) || gf_otsu_approx(n, total, w, s) < m * GF_OTSU_NEAR ||
+            !gf_otsu_score(n, total, w, s, &c.num, &c.den))
+            continue;
+        c.v = v;
+        best = otsu_pick(best, c);
     }
-    gf_u256 nu = gf_u256_from(0), de = gf_u256_from(1);
-    if (cand)
-        gf_otsu_score(n, total, w, s, &nu, &de);
-    num[v] = nu;
-    den[v] = de;
-    idx[v] = cand ? v : -1;
+    for (int off = 16; off; off /= 2)
+        best = otsu_pick(best, otsu_shfl(best, off));
+    if (lane == 0)
+        wbest[wp] = best;
     __syncthreads();
-    for (int half = OTSU_THREADS / 2; half > 0; half /= 2) {
-        if (v < half) {
-            const int a = idx[v], b = idx[v + half];
-            int take_b = 0;
-            if (b >= 0 && a < 0) {
-                take_b = 1;
-            } else if (a >= 0 && b >= 0) {
-                int c = gf_u256_cmp(gf_u256_mul(num[v + half], den[v]),
-                                    gf_u256_mul(num[v], den[v + half]));
-                take_b = c > 0 || (c == 0 && b < a);
-            }
-            if (take_b) {
-                num[v] = num[v + half];
-                den[v] = den[v + half];
-                idx[v] = b;
-            }
-        }
-        __syncthreads();
+    if (tid == 0) {
+        for (int k = 1; k < WARPS; k++)
+            best = otsu_pick(best, wbest[k]);
+        *t_out = best.v < 0 ? 0 : best.v; /* 0: no split separates the pixels */
     }
-    if (v == 0)
-        *t_out = idx[0] < 0 ? 0 : idx[0];
 }
 
 enum { THRESHOLD_GLOBAL, THRESHOLD_VECTOR };
+
+template <typename T>
+static void launch(const gf_dimage *f, gf_dimage *out, const int *t_dev, int t, int variant,
+                   cudaStream_t st)
+{
+    const int w = f->width, h = f->height;
+
+    if (variant == THRESHOLD_GLOBAL) {
+        dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
+        threshold_global_kernel<T><<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(
+            f->data, out->data, w, h, f->pitch, out->pitch, t_dev, t);
+    } else {
+        constexpr int N = VEC / (int)sizeof(T);
+        dim3 grid((w + VEC_BX * N - 1) / (VEC_BX * N), (h + VEC_BY - 1) / VEC_BY);
+        threshold_vector_kernel<T><<<grid, dim3(VEC_BX, VEC_BY), 0, st>>>(
+            f->data, out->data, w, h, f->pitch, out->pitch, t_dev, t);
+    }
+}
 
 static int threshold_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                           void *stream)
 {
     const gf_threshold_params *p = GF_CPARAMS(s, gf_threshold_params);
     cudaStream_t st = (cudaStream_t)stream;
-    const int w = in->width, h = in->height;
-    unsigned *scratch = NULL; /* 256 counts, then t */
+    const gf_shape os = gf_dimage_shape_of(in);
+    const int nbins = gf_hist_bins(in->bits);
+    unsigned *scratch = NULL; /* nbins counts, then t */
     int *t_dev = NULL, rc;
 
-    if (!p->otsu && (p->t < 0 || p->t > 255))
-        return gf_err(GF_EINTERNAL, NULL, "threshold: bad level %d", p->t);
-    if ((rc = gf_dimage_shape(out, w, h)))
+    if ((!p->otsu && (p->t < 0 || (unsigned)p->t > gf_sample_max(in->bits))) ||
+        (p->otsu && in->channels != 1))
+        return gf_err(GF_EINTERNAL, NULL, "threshold: bad level %d for %s", p->t,
+                      gf_layout_name(in->channels, in->bits));
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
     if (p->otsu) {
-        GF_CUDA_CHECK(cudaMallocAsync((void **)&scratch, 257 * sizeof *scratch, st));
-        t_dev = (int *)(scratch + 256);
+        GF_CUDA_CHECK(cudaMallocAsync((void **)&scratch, (nbins + 1) * sizeof *scratch, st));
+        t_dev = (int *)(scratch + nbins);
         if ((rc = gf_hist_device(in, scratch, st))) {
             cudaFreeAsync(scratch, st);
             return rc;
         }
-        threshold_otsu_kernel<<<1, OTSU_THREADS, 0, st>>>(scratch, t_dev);
+        if (nbins == 256)
+            threshold_otsu_kernel<256, 256><<<1, 256, 0, st>>>(scratch, t_dev);
+        else
+            threshold_otsu_kernel<65536, 1024><<<1, 1024, 0, st>>>(scratch, t_dev);
     }
-    if (variant == THRESHOLD_GLOBAL) {
-        dim3 grid((w + GLOBAL_BX - 1) / GLOBAL_BX, (h + GLOBAL_BY - 1) / GLOBAL_BY);
-        threshold_global_kernel<<<grid, dim3(GLOBAL_BX, GLOBAL_BY), 0, st>>>(
-            in->data, out->data, w, h, in->pitch, out->pitch, t_dev, p->t);
-    } else {
-        dim3 grid((w + VEC_BX * VEC - 1) / (VEC_BX * VEC), (h + VEC_BY - 1) / VEC_BY);
-        threshold_vector_kernel<<<grid, dim3(VEC_BX, VEC_BY), 0, st>>>(
-            in->data, out->data, w, h, in->pitch, out->pitch, t_dev, p->t);
-    }
+    const gf_dimage f = gf_dimage_flat(in);
+    if (in->bits == 8)
+        launch<uint8_t>(&f, out, t_dev, p->t, variant, st);
+    else
+        launch<uint16_t>(&f, out, t_dev, p->t, variant, st);
     cudaError_t e = cudaGetLastError();
     if (scratch)
         cudaFreeAsync(scratch, st);

@@ -1,32 +1,30 @@
 #!/bin/sh
 # deps.sh check|install - the Debian packages gpufilt builds and tests with.
-#   check    exit 0 when every header and tool is present, else list what lacks
+#   check    exit 0 when every package is installed, else list what lacks
 #   install  apt-get install what lacks (as root, or with sudo); otherwise
 #            print the exact command and fail
+# Each package is checked by what it is, dpkg's record that it is installed,
+# never by a file or a command of that name: a `convert` on PATH may be a
+# stand-in, and a header may come from elsewhere. The tests call the
+# packages' own tools (tests/cli/helper.bash puts /usr/bin first on PATH).
 set -eu
-pkgs=""
-need() { # need PACKAGE TEST...
-	pkg=$1; shift
-	if ! "$@" >/dev/null 2>&1; then pkgs="$pkgs $pkg"; fi
+# the build: codecs, JSON, plots, zlib
+build="libstb-dev libdeflate-dev libturbojpeg0-dev libspng-dev libjansson-dev libcairo2-dev
+fonts-dejavu-core zlib1g-dev"
+# the tests and their independent oracles: cmocka, bats, djpeg/cjpeg, ImageMagick, netpbm,
+# numpy, OpenCV and Pillow (Debian's python3), xmllint, GNU time; make fuzz: clang and
+# libFuzzer's runtime
+tests="libcmocka-dev bats libjpeg-turbo-progs imagemagick netpbm python3 python3-numpy
+python3-opencv python3-pil libxml2-utils time clang libclang-rt-dev"
+
+installed() { # installed PACKAGE: dpkg has it fully installed
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
-need libstb-dev test -f /usr/include/stb/stb_image.h
-need libdeflate-dev test -f /usr/include/libdeflate.h
-need libturbojpeg0-dev test -f /usr/include/turbojpeg.h
-need libspng-dev test -f /usr/include/spng.h
-need libjpeg-turbo-progs command -v djpeg
-need libjansson-dev test -f /usr/include/jansson.h
-need libcairo2-dev test -f /usr/include/cairo/cairo.h
-need fonts-dejavu-core test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
-need zlib1g-dev test -f /usr/include/zlib.h
-need libcmocka-dev test -f /usr/include/cmocka.h
-need imagemagick command -v convert
-need libxml2-utils command -v xmllint
-need time test -x /usr/bin/time
-# make fuzz: clang with libFuzzer's runtime
-need clang command -v clang
-need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a'
-need bats command -v bats
-need python3 command -v python3
+
+pkgs=""
+for p in $build $tests; do
+	installed "$p" || pkgs="$pkgs $p"
+done
 
 case "${1:-check}" in
 check)
@@ -48,6 +46,10 @@ install)
 		echo "  apt-get update && apt-get install -y$pkgs" >&2
 		exit 1
 	fi
+	# what apt-get said it installed must now be there
+	for p in $pkgs; do
+		installed "$p" || { echo "gpufilt: $p did not install" >&2; exit 1; }
+	done
 	;;
 *)
 	echo "usage: deps.sh check|install" >&2

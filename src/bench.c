@@ -87,9 +87,9 @@ static unsigned bench_rand(bench *b)
     return gf_rand(&b->rng);
 }
 
-static int random_image(bench *b, gf_image *im, int w, int h)
+static int random_image(bench *b, gf_image *im, int w, int h, int channels, int bits)
 {
-    return gf_image_random(im, w, h, &b->rng);
+    return gf_image_random(im, w, h, channels, bits, &b->rng);
 }
 
 static void note(bench *b, const char *text)
@@ -149,7 +149,8 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
 {
     gf_variant_result res[GF_MAX_VARIANTS], cpu;
     gf_output ref;
-    double gold_ms, bytes = gf_stage_bytes(s, img->width, img->height);
+    const gf_shape sh = gf_image_shape(img);
+    double gold_ms, bytes = gf_stage_bytes(s, &sh);
     int rc = gf_stage_reference(s, img, &ref, &gold_ms);
 
     if (rc == 0 && (rc = gf_stage_check_cpu(s, img, &ref, b->gpu ? CPU_REPS : b->t.reps,
@@ -177,14 +178,15 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
 static int bench_peer_image(bench *b, const char *exp, const char *name, const gf_image *img,
                             const gf_image *want, int tol, launch *l)
 {
+    const gf_shape is = gf_image_shape(img), ws = gf_image_shape(want);
     gf_dimage in, out;
     gf_image got;
     double ms;
-    int rc, ok = 1;
+    int rc, ok = 1, x, y, c;
 
     memset(&out, 0, sizeof out);
-    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
-        (rc = gf_dimage_alloc(b->gpu, &out, gf_dimage_bytes(want->width, want->height))) ||
+    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(&is))) ||
+        (rc = gf_dimage_alloc(b->gpu, &out, gf_dimage_bytes(&ws))) ||
         (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) ||
         (rc = gf_dimage_poison(b->gpu, &out, 0xA5)))
         goto out;
@@ -193,12 +195,16 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
     if ((rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, l, &ms)) ||
         (rc = gf_gpu_download(b->gpu, &out, &got, NULL)))
         goto out;
-    ok = got.width == want->width && got.height == want->height;
-    for (int y = 0; ok && y < got.height; y++)
-        for (int x = 0; ok && x < got.width; x++)
-            ok = abs(got.data[(size_t)y * got.stride + x] -
-                     want->data[(size_t)y * want->stride + x]) <= tol;
-    add(b, exp, name, ms, (double)img->width * img->height + (double)want->width * want->height,
+    ok = !gf_image_diff(&got, want, &x, &y, &c) || tol > 0;
+    ok = ok && got.width == want->width && got.height == want->height &&
+         got.channels == want->channels && got.bits == want->bits;
+    for (y = 0; ok && tol > 0 && y < got.height; y++)
+        for (x = 0; ok && x < got.width; x++)
+            for (c = 0; ok && c < got.channels; c++)
+                ok = abs((int)gf_sample(&got, x, y, c) - (int)gf_sample(want, x, y, c)) <= tol;
+    add(b, exp, name, ms,
+        (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
+            (double)want->width * want->height * (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
         ok);
 out:
     gf_dimage_free(&in);
@@ -322,14 +328,16 @@ out:
  * with noise. *what names it. */
 static int photo_image(bench *b, gf_image *im, int w, int h, const char **what)
 {
-    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
+    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
+                     GF_DEFAULT_MAX_IMAGE_BYTES};
     gf_load_info info;
     gf_image src;
-    int rc = gf_image_alloc(im, w, h);
+    int rc = gf_image_alloc(im, w, h, 1, 8);
 
     if (rc)
         return rc;
-    if (gf_load("samples/camera.png", &lim, &src, &info) == 0) {
+    if (gf_load("samples/camera.png", &lim, &src, &info) == 0 && src.channels == 1 &&
+        src.bits == 8) {
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
                 im->data[(size_t)y * w + x] =
@@ -339,6 +347,7 @@ static int photo_image(bench *b, gf_image *im, int w, int h, const char **what)
         *what = "camera.png";
         return 0;
     }
+    gf_image_free(&src);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             double v = 120 + 50 * sin(x / 400.0) * cos(y / 300.0) + 30 * sin((x + y) / 150.0);
@@ -363,6 +372,7 @@ static int npp_hist_fn(launch *l, void *stream)
 static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf_image *img,
                            const uint32_t *want, int (*fn)(launch *, void *))
 {
+    const gf_shape sh = gf_image_shape(img);
     gf_dimage in, hist, temp;
     launch l = {.fn = fn, .in = &in};
     uint32_t got[256];
@@ -371,7 +381,7 @@ static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf
 
     memset(&hist, 0, sizeof hist);
     memset(&temp, 0, sizeof temp);
-    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(img->width, img->height))) ||
+    if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(&sh))) ||
         (rc = gf_dimage_alloc(b->gpu, &hist, sizeof got)) ||
         (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) || (rc = fn(&l, NULL)) ||
         (rc = gf_dimage_alloc(b->gpu, &temp, l.n + 1)))
@@ -518,11 +528,9 @@ static int bench_hist_data(bench *b, const gf_stage *s)
         uint32_t want[256];
         const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
         int w = k == 0 ? 3200 : b->sizes[0][0], h = k == 0 ? 3125 : b->sizes[0][1];
-        if (k == 1) /* random at the main size: the generic rows have it; add the peers */
-            rc = random_image(b, &img, w, h);
-        else if (k < 2)
-            rc = random_image(b, &img, w, h);
-        else if (k == 2 && (rc = gf_image_alloc(&img, w, h)) == 0)
+        if (k < 2) /* k 1, random at the main size: the generic rows have it; add the peers */
+            rc = random_image(b, &img, w, h, 1, 8);
+        else if (k == 2 && (rc = gf_image_alloc(&img, w, h, 1, 8)) == 0)
             memset(img.data, 77, (size_t)w * h);
         else if (k == 3)
             rc = photo_image(b, &img, w, h, &what);
@@ -540,43 +548,57 @@ static int bench_hist_data(bench *b, const gf_stage *s)
     return rc;
 }
 
+/* The layouts a group runs on: 8-bit gray at every size; RGB 8-bit and gray
+ * 16-bit, the common colour and deep layouts, at the main size. */
+static const struct {
+    int channels, bits;
+} bench_layouts[] = {{1, 8}, {3, 8}, {1, 16}};
+#define NLAYOUTS (int)(sizeof bench_layouts / sizeof bench_layouts[0])
+
 /* One experiment group: every registered stage whose group it is, every
- * bench configuration, at every size; the seed's own setup where one
- * belongs to the group. */
+ * bench configuration, at every size and layout it takes; the seed's own
+ * setup where one belongs to the group. Rows of layouts other than 8-bit
+ * gray end in the layout's name ("mean 5 8000x8000 8u_C3"). */
 static int bench_group(bench *b, const char *group)
 {
-    char exp[48], label[48];
+    char exp[64], label[48];
     int rc = 0;
 
     if (!strcmp(group, "transpose") && b->gpu)
         rc = bench_seed_transpose(b);
-    for (int z = 0; rc == 0 && z < b->nsizes; z++) {
-        gf_image img;
-        const int w = b->sizes[z][0], h = b->sizes[z][1];
-        if ((rc = random_image(b, &img, w, h)))
-            break;
-        for (int i = 0; rc == 0 && gf_stages[i]; i++) {
-            gf_stage s;
-            if (strcmp(gf_stages[i]->group, group))
-                continue;
-            for (int c = 0; rc == 0; c++) {
-                gf_stage_init(&s, gf_stages[i]);
-                if (!s.ops->config(&s, c, 1, &b->rng))
-                    break;
-                snprintf(exp, sizeof exp, "%s %dx%d", gf_stage_label(&s, label, sizeof label), w,
-                         h);
-                if ((rc = bench_stage(b, exp, &s, &img)) == 0 && b->gpu)
-                    rc = bench_npp(b, exp, &s, &img);
-                if (rc == 0 && z == 0 && gf_stage_is_report(&s) && !strcmp(group, "hist") &&
-                    b->gpu)
-                    rc = bench_hist_data(b, &s);
+    for (int z = 0; rc == 0 && z < b->nsizes; z++)
+        for (int li = 0; rc == 0 && li < (z == 0 ? NLAYOUTS : 1); li++) {
+            gf_image img;
+            const int w = b->sizes[z][0], h = b->sizes[z][1], ch = bench_layouts[li].channels,
+                      bits = bench_layouts[li].bits;
+            const gf_shape sh = {w, h, ch, bits};
+            if ((rc = random_image(b, &img, w, h, ch, bits)))
+                break;
+            for (int i = 0; rc == 0 && gf_stages[i]; i++) {
+                gf_stage s;
+                if (strcmp(gf_stages[i]->group, group))
+                    continue;
+                for (int c = 0; rc == 0; c++) {
+                    gf_stage_init(&s, gf_stages[i]);
+                    if (!s.ops->config(&s, c, 1, &b->rng))
+                        break;
+                    if (gf_stage_accepts(&s, &sh) || gf_stage_unchanged(&s, &sh))
+                        continue;
+                    snprintf(exp, sizeof exp, "%s %dx%d%s%s",
+                             gf_stage_label(&s, label, sizeof label), w, h, li ? " " : "",
+                             li ? gf_layout_name(ch, bits) : "");
+                    if ((rc = bench_stage(b, exp, &s, &img)) == 0 && b->gpu)
+                        rc = bench_npp(b, exp, &s, &img);
+                    if (rc == 0 && z == 0 && li == 0 && gf_stage_is_report(&s) &&
+                        !strcmp(group, "hist") && b->gpu)
+                        rc = bench_hist_data(b, &s);
+                }
             }
+            gf_image_free(&img);
         }
-        gf_image_free(&img);
-    }
     if (rc == 0 && !strcmp(group, "colsum") && b->gpu) { /* seed 4's own size */
         gf_image img;
-        if ((rc = random_image(b, &img, 8192, 8192)) == 0) {
+        if ((rc = random_image(b, &img, 8192, 8192, 1, 8)) == 0) {
             for (int i = 0; rc == 0 && gf_stages[i]; i++) {
                 gf_stage s;
                 gf_stage_init(&s, gf_stages[i]);

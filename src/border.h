@@ -24,7 +24,8 @@ typedef enum gf_border_mode {
 
 typedef struct gf_border {
     gf_border_mode mode;
-    int value; /* 0..255, used by GF_BORDER_CONSTANT only */
+    int value; /* a sample, 0..255 (8-bit) or 0..65535 (16-bit): GF_BORDER_CONSTANT only;
+                  every channel of the padding pixels */
 } gf_border;
 
 /* Maps coordinate i (any int) onto [0, n) for an axis of n >= 1 pixels, or

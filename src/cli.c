@@ -21,7 +21,7 @@ enum {
     O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
     O_AUTO_ORIENT, O_STATS,
     O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
-    O_MAX_PIXELS, O_MAX_FILE_SIZE, O_HELP, O_VERSION,
+    O_MAX_PIXELS, O_MAX_FILE_SIZE, O_MAX_IMAGE_BYTES, O_HELP, O_VERSION,
     O_STAGE = 1000 /* + index into the stage-option map */
 };
 
@@ -52,7 +52,7 @@ static const cli_opt cli_opts[] = {
      "the kernel variant NAME of each stage that has it (see the list below)"},
     {"output", 'o', "FILE", O_OUTPUT, "Output",
      "write the image to FILE ('-': stdout); not needed with a report stage or --compare"},
-    {"format", 0, "png|pgm|jpeg", O_FORMAT, "Output",
+    {"format", 0, "png|pgm|ppm|pam|jpeg", O_FORMAT, "Output",
      "output format (default: from FILE's extension; PNG for - and directories)"},
     {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
     {"quality", 0, "N", O_QUALITY, "Output", "JPEG quality 1-100 (default 90)"},
@@ -82,6 +82,8 @@ static const cli_opt cli_opts[] = {
      "largest width x height (default 268435456)"},
     {"max-file-size", 0, "N", O_MAX_FILE_SIZE, "Limits",
      "largest input file in bytes (default 1073741824)"},
+    {"max-image-bytes", 0, "N", O_MAX_IMAGE_BYTES, "Limits",
+     "largest decoded image, width x height x channels x bytes a sample (default 2147483648)"},
     {"help", 'h', NULL, O_HELP, "", "this help"},
     {"version", 0, NULL, O_VERSION, "", "version"},
 };
@@ -169,11 +171,13 @@ static void help(FILE *f, const stage_opt *map, int nmap)
     fputs("Image filters on the GPU: box mean, threshold, transpose, rotate, flip,\n"
           "histograms and projection profiles; with a CPU fallback that gives the same\n"
           "bytes.\n\n"
-          "Input: PNG, JPEG, BMP or binary PGM/PPM, detected from the content ('-' is\n"
-          "stdin). Colour PNG, BMP and PPM become 8-bit luma (77 R + 150 G + 29 B) >> 8;\n"
-          "a JPEG gives its own luma (Y) component, as libjpeg-turbo decodes it (nvJPEG\n"
-          "in a batch on the GPU, with the same pixels). JPEG output is gray,\n"
-          "libjpeg-turbo's, or nvJPEG's with --backend cuda. Stages run in the order\n"
+          "Input: PNG, JPEG, BMP or binary PGM/PPM/PAM, detected from the content ('-' is\n"
+          "stdin). An image keeps its channels (gray, gray+alpha, RGB, RGBA) and depth\n"
+          "(8 or 16 bits); every stage works on each channel alike, alpha included.\n"
+          "--gray and --depth convert. A colour JPEG decodes as libjpeg-turbo gives it\n"
+          "(nvJPEG in a batch on the GPU, with the same pixels). Output: PNG (any\n"
+          "layout), PGM (gray), PPM (RGB), PAM (any), JPEG (8-bit gray or RGB;\n"
+          "libjpeg-turbo's, or nvJPEG's with --backend cuda). Stages run in the order\n"
           "given.\n",
           f);
     for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
@@ -309,7 +313,8 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
     case O_OUTPUT: p->output = arg; break;
     case O_FORMAT:
         if ((p->format = gf_format_parse(arg)) == GF_FMT_NONE)
-            return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png, pgm or jpeg", arg);
+            return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png, pgm, ppm, pam or jpeg",
+                          arg);
         ps->plain_format = 1;
         break;
     case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);
@@ -341,6 +346,9 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
         return gf_parse_u64("--max-pixels", arg, 1, UINT64_MAX, &p->limits.max_pixels);
     case O_MAX_FILE_SIZE:
         return gf_parse_u64("--max-file-size", arg, 1, UINT64_MAX, &p->limits.max_file_bytes);
+    case O_MAX_IMAGE_BYTES:
+        return gf_parse_u64("--max-image-bytes", arg, 1, UINT64_MAX,
+                            &p->limits.max_image_bytes);
     case O_HELP:
     case O_VERSION: *done = id; break;
     }
@@ -504,6 +512,7 @@ int gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->jpeg_quality = GF_DEFAULT_JPEG_QUALITY;
     p->limits.max_pixels = GF_DEFAULT_MAX_PIXELS;
     p->limits.max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES;
+    p->limits.max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES;
     for (int i = 0; i < N_CLI_OPTS; i++) {
         longopts[n++] = (struct option){cli_opts[i].name,
                                         cli_opts[i].arg ? required_argument : no_argument, NULL,

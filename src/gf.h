@@ -38,19 +38,95 @@ enum {
     GF_EIO = -EX_IOERR,             /* 74: error while writing */
 };
 
-/* An 8-bit single-channel image in host memory.
- * width x height pixels; stride = bytes from one row to the next (>= width);
- * pixel (x, y) is data[y * stride + x]. */
+/* Layouts: an image's pixels are `channels` interleaved samples (1 gray,
+ * 2 gray+alpha, 3 RGB, 4 RGBA) of `bits` each (8: uint8; 16: uint16 in the
+ * host's byte order). Named as NPP names them: 8u_C1 .. 8u_C4, 16u_C1 ..
+ * 16u_C4. */
+#define GF_MAX_CHANNELS 4
+
+/* The bit of layout (channels, bits) in a set of layouts: a stage's
+ * gf_stage_ops.layouts. */
+#define GF_LAYOUT_BIT(channels, bits) (1u << ((channels) - 1 + ((bits) == 16 ? 4 : 0)))
+#define GF_LAYOUTS_ALL 0xffu
+#define GF_LAYOUTS_GRAY (GF_LAYOUT_BIT(1, 8) | GF_LAYOUT_BIT(1, 16))
+
+/* Bytes of one pixel of a layout. */
+#define GF_PIXEL_BYTES(channels, bits) ((size_t)(channels) * (size_t)(bits) / 8)
+
+/* An image's size and layout, without its pixels. */
+typedef struct gf_shape {
+    int width;
+    int height;
+    int channels; /* 1..4 */
+    int bits;     /* 8 or 16 */
+} gf_shape;
+
+/* An image in host memory: width x height pixels of the layout above;
+ * stride = bytes from one row to the next (>= width * pixel bytes). Sample c
+ * of pixel (x, y) starts at byte y * stride + (x * channels + c) * bits / 8. */
 typedef struct gf_image {
     int width;
     int height;
+    int channels;
+    int bits;
     size_t stride;
     unsigned char *data;
 } gf_image;
 
-/* Allocates a width x height image with stride == width in host memory
- * (malloc). width, height >= 1. Returns 0, or GF_EINTERNAL when out of memory. */
-int gf_image_alloc(gf_image *im, int width, int height);
+/* im's shape. */
+static inline gf_shape gf_image_shape(const gf_image *im)
+{
+    gf_shape s = {im->width, im->height, im->channels, im->bits};
+    return s;
+}
+
+/* Sample c of pixel (x, y) of im, and setting it (host memory). */
+static inline unsigned gf_sample(const gf_image *im, int x, int y, int c)
+{
+    const unsigned char *row = im->data + (size_t)y * im->stride;
+    const size_t i = (size_t)x * (size_t)im->channels + (size_t)c;
+    return im->bits == 8 ? row[i] : ((const uint16_t *)(const void *)row)[i];
+}
+
+static inline void gf_sample_set(gf_image *im, int x, int y, int c, unsigned v)
+{
+    unsigned char *row = im->data + (size_t)y * im->stride;
+    const size_t i = (size_t)x * (size_t)im->channels + (size_t)c;
+    if (im->bits == 8)
+        row[i] = (unsigned char)v;
+    else
+        ((uint16_t *)(void *)row)[i] = (uint16_t)v;
+}
+
+/* The largest sample of a depth: 255 or 65535. */
+static inline unsigned gf_sample_max(int bits)
+{
+    return bits == 8 ? 255u : 65535u;
+}
+
+/* 1 when channels is 1..4 and bits 8 or 16. */
+static inline int gf_layout_valid(int channels, int bits)
+{
+    return channels >= 1 && channels <= GF_MAX_CHANNELS && (bits == 8 || bits == 16);
+}
+
+/* The layout's name as NPP writes it ("8u_C3"), and in words ("RGB
+ * 8-bit"); static strings, "?" for an invalid layout. */
+const char *gf_layout_name(int channels, int bits);
+const char *gf_layout_words(int channels, int bits);
+
+/* The name of channel c (0-based) of an image of `channels` channels, as
+ * reports title it: "gray"; "gray", "alpha"; "red", "green", "blue";
+ * "red", "green", "blue", "alpha". */
+const char *gf_channel_name(int channels, int c);
+
+/* Allocates a width x height image of the layout (channels, bits) with
+ * stride == width * pixel bytes in host memory (malloc). width, height >= 1.
+ * Returns 0, or GF_EINTERNAL for a bad layout or when out of memory. */
+int gf_image_alloc(gf_image *im, int width, int height, int channels, int bits);
+
+/* gf_image_alloc at shape s. */
+int gf_image_alloc_shape(gf_image *im, const gf_shape *s);
 
 /* When 0..255, every image gf_image_alloc returns is filled with this byte
  * first: tests set it to poison outputs, so that a path that leaves a pixel
@@ -94,9 +170,11 @@ int gf_parse_ints(const char *opt, const char *form, const char *s, char sep, in
  * must not be 0. For test and benchmark inputs, not for anything secret. */
 unsigned gf_rand(uint64_t *state);
 
-/* Allocates *im (gf_image_alloc) as width x height random bytes from *state.
- * Returns 0, or GF_EINTERNAL when out of memory. */
-int gf_image_random(gf_image *im, int width, int height, uint64_t *state);
+/* Allocates *im (gf_image_alloc) as width x height random pixels of the
+ * layout (channels, bits), every sample from *state. Returns 0, or
+ * GF_EINTERNAL when out of memory. */
+int gf_image_random(gf_image *im, int width, int height, int channels, int bits,
+                    uint64_t *state);
 
 /* Monotonic wall clock in milliseconds. */
 double gf_now_ms(void);

@@ -16,16 +16,26 @@ extern "C" {
  * 4- and 16-byte vector accesses at x % 4 == 0 (or 16) are aligned. */
 #define GF_PITCH_ALIGN 256
 
-/* An 8-bit single-channel image in device memory: width x height pixels,
- * pitch bytes between rows (a multiple of GF_PITCH_ALIGN), data a device
- * pointer to capacity bytes. Stages change width/height/pitch in place. */
+/* An image in device memory: width x height pixels of `channels` samples of
+ * `bits` each (gf.h's layouts), pitch bytes between rows (a multiple of
+ * GF_PITCH_ALIGN), data a device pointer to capacity bytes. Stages change
+ * the shape and pitch in place. */
 typedef struct gf_dimage {
     int width;
     int height;
+    int channels;
+    int bits;
     size_t pitch;
     size_t capacity;
     unsigned char *data;
 } gf_dimage;
+
+/* d's shape. */
+static inline gf_shape gf_dimage_shape_of(const gf_dimage *d)
+{
+    gf_shape s = {d->width, d->height, d->channels, d->bits};
+    return s;
+}
 
 typedef struct gf_gpu gf_gpu;
 
@@ -68,14 +78,25 @@ int gf_gpu_buffer(gf_gpu *g, int slot, size_t bytes, gf_dimage *d);
 /* Frees d's device buffer; a zeroed d is allowed. */
 void gf_dimage_free(gf_dimage *d);
 
-/* The pitch in bytes for a row of `width` pixels, and the device bytes a
- * width x height image needs. */
-size_t gf_dimage_pitch(int width);
-size_t gf_dimage_bytes(int width, int height);
+/* The pitch in bytes for a row of an image of shape s, and the device bytes
+ * the whole image needs. */
+size_t gf_dimage_pitch(const gf_shape *s);
+size_t gf_dimage_bytes(const gf_shape *s);
 
-/* Sets d's shape to width x height with the standard pitch.
+/* Sets d's shape to s with the standard pitch.
  * Errors: GF_EINTERNAL if it does not fit d->capacity. */
-int gf_dimage_shape(gf_dimage *d, int width, int height);
+int gf_dimage_shape(gf_dimage *d, const gf_shape *s);
+
+/* d as a one-channel image of its samples: width x channels samples a row,
+ * the same bits, pitch and data. For the stages that treat every sample
+ * alike (threshold, depth, flip, column sums). */
+static inline gf_dimage gf_dimage_flat(const gf_dimage *d)
+{
+    gf_dimage f = *d;
+    f.width = d->width * d->channels;
+    f.channels = 1;
+    return f;
+}
 
 /* Fills all capacity bytes of d with `byte`, to poison outputs in tests and
  * --compare. */
@@ -85,12 +106,13 @@ int gf_dimage_poison(gf_gpu *g, gf_dimage *d, int byte);
  * first upload does not pay for the allocation. Errors: GF_EINTERNAL. */
 int gf_gpu_reserve(gf_gpu *g, size_t bytes);
 
-/* Copies host image src into device image dst (shape set to src's) through a
- * pinned staging buffer. *ms receives the wall time in ms (may be NULL). */
+/* Copies host image src into device image dst (shape and layout set to
+ * src's) through a pinned staging buffer. *ms receives the wall time in ms (may be NULL). */
 int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms);
 
 /* Copies device image src to the host through the pinned staging buffer.
- * *view is set to point into that buffer (stride = width): it stays valid
+ * *view is set to point into that buffer (stride = the row's bytes, layout
+ * src's): it stays valid
  * until the next upload or download on g. *ms as for upload. */
 int gf_gpu_download(gf_gpu *g, const gf_dimage *src, gf_image *view, double *ms);
 

@@ -26,9 +26,7 @@ void gf_gpu_close(gf_gpu *g) { (void)g; }
 int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes) { (void)g, (void)bytes; memset(d, 0, sizeof *d); return NO_GPU; }
 int gf_gpu_buffer(gf_gpu *g, int slot, size_t bytes, gf_dimage *d) { (void)g, (void)slot, (void)bytes; memset(d, 0, sizeof *d); return NO_GPU; }
 void gf_dimage_free(gf_dimage *d) { memset(d, 0, sizeof *d); }
-size_t gf_dimage_pitch(int width) { return ((size_t)width + GF_PITCH_ALIGN - 1) / GF_PITCH_ALIGN * GF_PITCH_ALIGN; }
-size_t gf_dimage_bytes(int width, int height) { return gf_dimage_pitch(width) * (size_t)height; }
-int gf_dimage_shape(gf_dimage *d, int width, int height) { (void)d, (void)width, (void)height; return NO_GPU; }
+int gf_dimage_shape(gf_dimage *d, const gf_shape *s) { (void)d, (void)s; return NO_GPU; }
 int gf_dimage_poison(gf_gpu *g, gf_dimage *d, int byte) { (void)g, (void)d, (void)byte; return NO_GPU; }
 int gf_gpu_reserve(gf_gpu *g, size_t bytes) { (void)g, (void)bytes; return NO_GPU; }
 int gf_gpu_upload(gf_gpu *g, const gf_image *src, gf_dimage *dst, double *ms) { (void)g, (void)src, (void)dst, (void)ms; return NO_GPU; }

@@ -1,16 +1,17 @@
-/* otsu.h - Otsu's threshold of a 256-bin histogram, in exact integer
- * arithmetic, shared by the CPU (statistics, the threshold stage's
- * reference) and the GPU (the threshold stage's kernels), so both give the
- * same t on every histogram, ties included.
+/* otsu.h - Otsu's threshold of a histogram of 256 or 65536 bins, exact,
+ * shared by the CPU (statistics, the threshold stage's reference) and the
+ * GPU (the threshold stage's kernels), so both give the same t on every
+ * histogram, ties included.
  *
  * N. Otsu, "A threshold selection method from gray-level histograms", IEEE
  * Trans. SMC 9(1), 1979: t maximises the between-class variance of the
- * classes [0, t] and [t+1, 255],
+ * classes [0, t] and [t+1, max],
  *     w0 w1 (mu0 - mu1)^2 = (s0 N - S w0)^2 / (w0 w1) / N^2,
  * with w0, s0 the pixel count and value sum of [0, t], w1 = N - w0, and S
  * the sum of all values. The fractions are compared by cross-multiplying:
- * with N < 2^33 pixels every term fits in 256 bits. The smallest t wins a
- * tie; t is 0 when no t splits the pixels (one value, or none). */
+ * with N < 2^33 pixels and values below 2^16 every term fits in 256 bits.
+ * The smallest t wins a tie; t is 0 when no t splits the pixels (one
+ * value, or none). */
 #ifndef GF_OTSU_H
 #define GF_OTSU_H
 
@@ -90,21 +91,53 @@ GF_OTSU_FN int gf_otsu_score(uint64_t n, uint64_t total, uint64_t w0, uint64_t s
     return 1;
 }
 
-/* Otsu's threshold t of bins[256] (counts; their sum below 2^33). */
-GF_OTSU_FN int gf_otsu(const uint32_t *bins)
+/* The between-class variance at a split, in double: within a few units in
+ * the last place of the exact fraction (d below is exact before its
+ * conversion), or -1 when one class is empty. */
+GF_OTSU_FN double gf_otsu_approx(uint64_t n, uint64_t total, uint64_t w0, uint64_t s0)
+{
+    if (w0 == 0 || w0 == n)
+        return -1.0;
+    const unsigned __int128 a = (unsigned __int128)s0 * n, b = (unsigned __int128)total * w0;
+    const double d = (double)(a >= b ? a - b : b - a);
+    return d * d / ((double)w0 * (double)(n - w0));
+}
+
+/* Splits whose double score is within this factor of the best double are
+ * compared exactly: the double scores are within 1e-15 of the exact ones,
+ * so the exact maximum is always among them. */
+#define GF_OTSU_NEAR (1.0 - 1e-9)
+
+/* Otsu's threshold t of bins[nbins] (counts of the values 0 .. nbins-1;
+ * nbins 256 or 65536; their sum below 2^33). Every split's score in double
+ * first; the splits near the best then by the exact fractions, the
+ * smaller t winning a tie. A split at v whose bin v is empty is the split
+ * at v-1 again, with the same score, so it never wins and is skipped. */
+GF_OTSU_FN int gf_otsu(const uint32_t *bins, int nbins)
 {
     uint64_t n = 0, total = 0, w0 = 0, s0 = 0;
     gf_u256 best_num = gf_u256_from(0), best_den = gf_u256_from(1), num, den;
+    double top = -1.0;
     int t = 0, found = 0;
 
-    for (int v = 0; v < 256; v++) {
+    for (int v = 0; v < nbins; v++) {
         n += bins[v];
         total += (uint64_t)v * bins[v];
     }
-    for (int v = 0; v < 255; v++) {
+    for (int v = 0; v < nbins - 1; v++) {
         w0 += bins[v];
         s0 += (uint64_t)v * bins[v];
-        if (!gf_otsu_score(n, total, w0, s0, &num, &den))
+        const double sc = gf_otsu_approx(n, total, w0, s0);
+        top = sc > top ? sc : top;
+    }
+    if (top < 0)
+        return 0; /* no split separates the pixels */
+    w0 = s0 = 0;
+    for (int v = 0; v < nbins - 1; v++) {
+        w0 += bins[v];
+        s0 += (uint64_t)v * bins[v];
+        if ((v > 0 && !bins[v]) || gf_otsu_approx(n, total, w0, s0) < top * GF_OTSU_NEAR ||
+            !gf_otsu_score(n, total, w0, s0, &num, &den))
             continue;
         /* num/den > best_num/best_den  <=>  num * best_den > best_num * den */
         if (!found || gf_u256_cmp(gf_u256_mul(num, best_den), gf_u256_mul(best_num, den)) > 0) {

@@ -4,19 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y)
+int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y, int *c)
 {
-    *x = *y = -1;
-    if (a->width != b->width || a->height != b->height)
+    const size_t px = GF_PIXEL_BYTES(a->channels, a->bits), row = (size_t)a->width * px;
+
+    *x = *y = *c = -1;
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->bits != b->bits)
         return 1;
     for (int j = 0; j < a->height; j++) {
         const unsigned char *pa = a->data + (size_t)j * a->stride;
         const unsigned char *pb = b->data + (size_t)j * b->stride;
-        if (memcmp(pa, pb, (size_t)a->width))
-            for (int i = 0; i < a->width; i++)
+        if (memcmp(pa, pb, row))
+            for (size_t i = 0; i < row; i++)
                 if (pa[i] != pb[i]) {
-                    *x = i;
+                    *x = (int)(i / px);
                     *y = j;
+                    *c = (int)(i % px / (size_t)(a->bits / 8));
                     return 1;
                 }
     }
@@ -50,7 +54,7 @@ static void check_output(const gf_stage *s, const char *variant, const gf_output
                          const gf_output *ref, gf_variant_result *r)
 {
     char label[48];
-    int x, y;
+    int x, y, c;
 
     gf_stage_label(s, label, sizeof label);
     r->why[0] = 0;
@@ -65,18 +69,21 @@ static void check_output(const gf_stage *s, const char *variant, const gf_output
                      variant, i, i < got->n ? got->vals[i] : 0, i < ref->n ? ref->vals[i] : 0);
         return;
     }
-    r->match = !gf_image_diff(&ref->img, &got->img, &x, &y);
+    r->match = !gf_image_diff(&ref->img, &got->img, &x, &y, &c);
     if (r->match)
         return;
     if (x < 0)
-        snprintf(r->why, sizeof r->why, "%s: variant %s gives %dx%d, the gold reference %dx%d",
-                 label, variant, got->img.width, got->img.height, ref->img.width,
-                 ref->img.height);
+        snprintf(r->why, sizeof r->why,
+                 "%s: variant %s gives %dx%d %s, the gold reference %dx%d %s", label, variant,
+                 got->img.width, got->img.height,
+                 gf_layout_name(got->img.channels, got->img.bits), ref->img.width,
+                 ref->img.height, gf_layout_name(ref->img.channels, ref->img.bits));
     else
         snprintf(r->why, sizeof r->why,
-                 "%s: variant %s differs from the gold reference at (%d,%d): %d, not %d", label,
-                 variant, x, y, got->img.data[(size_t)y * got->img.stride + x],
-                 ref->img.data[(size_t)y * ref->img.stride + x]);
+                 "%s: variant %s differs from the gold reference on %s at (%d,%d) channel %d: "
+                 "%u, not %u",
+                 label, variant, gf_layout_name(ref->img.channels, ref->img.bits), x, y, c,
+                 gf_sample(&got->img, x, y, c), gf_sample(&ref->img, x, y, c));
 }
 
 int gf_stage_check_cpu(const gf_stage *s, const gf_image *host, const gf_output *ref, int reps,
@@ -128,9 +135,10 @@ static int launch_stage(void *ctx, void *stream)
 static int fetch_vals(gf_gpu *gpu, const gf_stage *s, const gf_dimage *in, const gf_dimage *dv,
                       uint32_t **vals, size_t *n)
 {
+    const gf_shape sh = gf_dimage_shape_of(in);
     int rc;
 
-    *n = s->ops->report_len(s, in->width, in->height);
+    *n = s->ops->report_len(s, &sh);
     if (!(*vals = malloc(*n * sizeof **vals)))
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     if ((rc = gf_gpu_fetch(gpu, *vals, dv->data, *n * sizeof **vals))) {
@@ -173,15 +181,16 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
 int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, const gf_output *ref,
                    int reps, gf_variant_result *res)
 {
+    const gf_shape sh = gf_image_shape(img);
     gf_dimage in, out;
-    int ow, oh, rc;
+    gf_shape os;
+    int rc;
     size_t bytes;
 
-    gf_stage_out_size(s, img->width, img->height, &ow, &oh);
-    bytes = gf_stage_is_report(s) ? s->ops->report_len(s, img->width, img->height) * 4
-                                  : gf_dimage_bytes(ow, oh);
+    gf_stage_out_shape(s, &sh, &os);
+    bytes = gf_stage_is_report(s) ? s->ops->report_len(s, &sh) * 4 : gf_dimage_bytes(&os);
     memset(&out, 0, sizeof out);
-    if ((rc = gf_dimage_alloc(gpu, &in, gf_dimage_bytes(img->width, img->height))) == 0 &&
+    if ((rc = gf_dimage_alloc(gpu, &in, gf_dimage_bytes(&sh))) == 0 &&
         (rc = gf_dimage_alloc(gpu, &out, bytes)) == 0 &&
         (rc = gf_gpu_upload(gpu, img, &in, NULL)) == 0)
         rc = gf_stage_variants(gpu, s, &in, ref, 0, &out, &out, reps, res);
@@ -190,13 +199,12 @@ int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, const gf
     return rc;
 }
 
-/* Makes r the result of a report stage on a width x height image, taking
+/* Makes r the result of a report stage on an image of shape sh, taking
  * ownership of vals. */
-static void set_result(gf_result *r, int width, int height, uint32_t *vals, size_t n)
+static void set_result(gf_result *r, const gf_shape *sh, uint32_t *vals, size_t n)
 {
     free(r->vals);
-    r->width = width;
-    r->height = height;
+    r->shape = *sh;
     r->vals = vals;
     r->n = n;
 }
@@ -206,7 +214,8 @@ static void set_result(gf_result *r, int width, int height, uint32_t *vals, size
 static void take_output(const gf_stage *s, gf_output *out, gf_image *img, gf_result *result)
 {
     if (gf_stage_is_report(s)) {
-        set_result(result, img->width, img->height, out->vals, out->n);
+        const gf_shape sh = gf_image_shape(img);
+        set_result(result, &sh, out->vals, out->n);
     } else {
         gf_image_free(img);
         *img = out->img;
@@ -220,7 +229,7 @@ static int copy_result(gf_result *results, int from, int to)
     if (!vals)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     memcpy(vals, results[from].vals, results[from].n * sizeof *vals);
-    set_result(&results[to], results[from].width, results[from].height, vals, results[from].n);
+    set_result(&results[to], &results[from].shape, vals, results[from].n);
     return 0;
 }
 
@@ -230,7 +239,8 @@ static int compare_cpu(const gf_stage *s, const gf_image *img, gf_report *rep, i
                        gf_output *ref)
 {
     gf_variant_result res;
-    double bytes = gf_stage_bytes(s, img->width, img->height), ms;
+    const gf_shape sh = gf_image_shape(img);
+    double bytes = gf_stage_bytes(s, &sh), ms;
     char label[48];
     int rc = gf_stage_reference(s, img, ref, &ms);
 
@@ -257,9 +267,12 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
     for (int i = 0; i < pl->nstages; i++) {
         const gf_stage *s = &pl->stages[i];
         const int same = gf_stage_is_report(s) ? gf_stage_same_report(pl->stages, i) : -1;
+        const gf_shape sh = gf_image_shape(img);
         gf_output out;
-        double t0 = gf_now_ms(), bytes = gf_stage_bytes(s, img->width, img->height);
+        double t0 = gf_now_ms(), bytes = gf_stage_bytes(s, &sh);
         int rc;
+        if (gf_stage_unchanged(s, &sh))
+            continue;
         if (same >= 0) {
             if ((rc = copy_result(results, same, i)))
                 return rc;
@@ -287,7 +300,8 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
 {
     gf_variant_result res[GF_MAX_VARIANTS];
     gf_output ref;
-    double bytes = gf_stage_bytes(s, src->width, src->height);
+    const gf_shape sh = gf_dimage_shape_of(src);
+    double bytes = gf_stage_bytes(s, &sh);
     int rc = compare_cpu(s, host, rep, mismatch, &ref);
     char label[48];
 
@@ -312,20 +326,22 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
     return 0;
 }
 
-/* The device buffers the stages need from a width x height input: *cap
- * bytes for the largest image on the way, *vcap for the most report values
- * (0 when no stage reports). */
-static void plan_buffers(const gf_pipeline *pl, int w, int h, size_t *cap, size_t *vcap)
+/* The device buffers the stages need from an input of shape in: *cap bytes
+ * for the largest image on the way, *vcap for the most report values (0
+ * when no stage reports). */
+static void plan_buffers(const gf_pipeline *pl, const gf_shape *in, size_t *cap, size_t *vcap)
 {
-    *cap = gf_dimage_bytes(w, h);
+    gf_shape cur = *in;
+
+    *cap = gf_dimage_bytes(&cur);
     *vcap = 0;
     for (int i = 0; i < pl->nstages; i++) {
         const gf_stage *s = &pl->stages[i];
-        if (gf_stage_is_report(s) && s->ops->report_len(s, w, h) * 4 > *vcap)
-            *vcap = s->ops->report_len(s, w, h) * 4;
-        gf_stage_out_size(s, w, h, &w, &h);
-        if (gf_dimage_bytes(w, h) > *cap)
-            *cap = gf_dimage_bytes(w, h);
+        if (gf_stage_is_report(s) && s->ops->report_len(s, &cur) * 4 > *vcap)
+            *vcap = s->ops->report_len(s, &cur) * 4;
+        gf_stage_out_shape(s, &cur, &cur);
+        if (gf_dimage_bytes(&cur) > *cap)
+            *cap = gf_dimage_bytes(&cur);
     }
 }
 
@@ -337,14 +353,16 @@ static int fetch_result(gf_gpu *gpu, const gf_stage *s, const gf_dimage *img,
     size_t n;
     int rc = fetch_vals(gpu, s, img, dv, &vals, &n);
 
-    if (rc == 0)
-        set_result(result, img->width, img->height, vals, n);
+    if (rc == 0) {
+        const gf_shape sh = gf_dimage_shape_of(img);
+        set_result(result, &sh, vals, n);
+    }
     return rc;
 }
 
-/* gpu's buffers for a width x height input: d[0] (the input), d[1] and,
- * with --compare, d[2] for images; *dv for report values. */
-static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *d,
+/* gpu's buffers for an input of shape in: d[0] (the input), d[1] and, with
+ * --compare, d[2] for images; *dv for report values. */
+static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, gf_dimage *d,
                         gf_dimage *dv)
 {
     size_t cap, vcap;
@@ -352,7 +370,7 @@ static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, int width, int heigh
 
     memset(d, 0, 3 * sizeof *d);
     memset(dv, 0, sizeof *dv);
-    plan_buffers(pl, width, height, &cap, &vcap);
+    plan_buffers(pl, in, &cap, &vcap);
     for (int i = 0; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
         rc = gf_gpu_buffer(gpu, i, cap, &d[i]);
     if (rc == 0 && vcap)
@@ -360,12 +378,12 @@ static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, int width, int heigh
     return rc;
 }
 
-int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *in)
+int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *shape, gf_dimage *in)
 {
     gf_dimage d[3], dv;
-    int rc = cuda_buffers(pl, gpu, width, height, d, &dv);
+    int rc = cuda_buffers(pl, gpu, shape, d, &dv);
 
-    if (rc == 0 && (rc = gf_dimage_shape(&d[0], width, height)) == 0)
+    if (rc == 0 && (rc = gf_dimage_shape(&d[0], shape)) == 0)
         *in = d[0];
     return rc;
 }
@@ -385,9 +403,12 @@ static int run_stages_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_dimage *d, gf_
         const gf_stage *s = &pl->stages[i];
         const int report = gf_stage_is_report(s);
         const int same = report ? gf_stage_same_report(pl->stages, i) : -1;
-        int v = gf_stage_pick(s, gf_gpu_cc(gpu), d[cur].width, d[cur].height);
+        const gf_shape sh = gf_dimage_shape_of(&d[cur]);
+        int v = gf_stage_pick(s, gf_gpu_cc(gpu), &sh);
         gf_dimage *dst = report ? dv : &d[1 - cur];
-        double bytes = gf_stage_bytes(s, d[cur].width, d[cur].height);
+        double bytes = gf_stage_bytes(s, &sh);
+        if (gf_stage_unchanged(s, &sh))
+            continue;
         if (same >= 0) {
             if ((rc = copy_result(results, same, i)))
                 return rc;
@@ -416,7 +437,9 @@ static int run_stages_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_dimage *d, gf_
     if (out) {
         if ((rc = gf_gpu_download(gpu, &d[cur], out, &ms)))
             return rc;
-        gf_report_step(rep, "download", NULL, ms, (double)out->width * out->height);
+        gf_report_step(rep, "download", NULL, ms,
+                       (double)out->width * out->height *
+                           (double)GF_PIXEL_BYTES(out->channels, out->bits));
     }
     return mismatch ? GF_EINTERNAL : 0; /* the message was recorded by compare_stage */
 }
@@ -425,11 +448,13 @@ static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image 
                     gf_dimage *final, gf_report *rep, gf_result *results)
 {
     gf_dimage d[3], dv;
+    const gf_shape sh = gf_image_shape(img);
     double ms;
-    int rc = cuda_buffers(pl, gpu, img->width, img->height, d, &dv);
+    int rc = cuda_buffers(pl, gpu, &sh, d, &dv);
 
     if (rc == 0 && (rc = gf_gpu_upload(gpu, img, &d[0], &ms)) == 0) {
-        gf_report_step(rep, "upload", NULL, ms, (double)img->width * img->height);
+        gf_report_step(rep, "upload", NULL, ms,
+                       (double)sh.width * sh.height * (double)GF_PIXEL_BYTES(sh.channels, sh.bits));
         if (!pl->compare)
             gf_image_free(img);
         rc = run_stages_cuda(pl, gpu, d, &dv, pl->compare ? img : NULL, out, final, rep, results);
@@ -442,11 +467,12 @@ int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *
                            gf_image *out, gf_dimage *final, gf_report *rep, gf_result *results)
 {
     gf_dimage d[3], dv;
+    const gf_shape sh = gf_dimage_shape_of(in);
     int rc;
 
     if (pl->compare)
         return gf_err(GF_EINTERNAL, NULL, "--compare needs the input on the host");
-    if ((rc = cuda_buffers(pl, gpu, in->width, in->height, d, &dv)))
+    if ((rc = cuda_buffers(pl, gpu, &sh, d, &dv)))
         return rc;
     if (d[0].data != in->data)
         return gf_err(GF_EINTERNAL, NULL, "the input is not in the pipeline's first buffer");
@@ -454,25 +480,31 @@ int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *
     return run_stages_cuda(pl, gpu, d, &dv, NULL, out, final, rep, results);
 }
 
-int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu)
+int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *layout)
 {
     enum { SIDE = 16 };
+    const gf_shape in = {SIDE, SIDE, layout->channels, layout->bits};
     gf_dimage d[2], dv;
     size_t cap, vcap;
     int rc, cur = 0;
     double ms;
 
+    if (gf_stages_check(pl->stages, pl->nstages, &in, NULL))
+        return 0; /* the stages do not take this layout: nothing to warm */
     memset(&dv, 0, sizeof dv);
-    plan_buffers(pl, SIDE, SIDE, &cap, &vcap);
+    plan_buffers(pl, &in, &cap, &vcap);
     if ((rc = gf_gpu_buffer(gpu, 0, cap, &d[0])) || (rc = gf_gpu_buffer(gpu, 1, cap, &d[1])) ||
         (vcap && (rc = gf_gpu_buffer(gpu, 3, vcap, &dv))) ||
-        (rc = gf_dimage_poison(gpu, &d[0], 0x5A)) || (rc = gf_dimage_shape(&d[0], SIDE, SIDE)) ||
+        (rc = gf_dimage_poison(gpu, &d[0], 0x5A)) || (rc = gf_dimage_shape(&d[0], &in)) ||
         (rc = gf_gpu_timer_start(gpu)))
         return rc;
     for (int i = 0; i < pl->nstages && rc == 0; i++) {
         const gf_stage *s = &pl->stages[i];
-        stage_launch l = {s, gf_stage_pick(s, gf_gpu_cc(gpu), SIDE, SIDE), &d[cur],
+        const gf_shape sh = gf_dimage_shape_of(&d[cur]);
+        stage_launch l = {s, gf_stage_pick(s, gf_gpu_cc(gpu), &sh), &d[cur],
                           gf_stage_is_report(s) ? &dv : &d[1 - cur]};
+        if (gf_stage_unchanged(s, &sh))
+            continue;
         rc = launch_stage(&l, gf_gpu_stream(gpu));
         if (!gf_stage_is_report(s))
             cur = 1 - cur;
@@ -483,8 +515,14 @@ int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu)
 int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
                     int *owned, gf_dimage *final, gf_report *rep, gf_result *results)
 {
+    const gf_shape sh = gf_image_shape(img);
     int rc;
 
+    if ((rc = gf_stages_check(pl->stages, pl->nstages, &sh, NULL))) {
+        gf_image_free(img);
+        *owned = 0;
+        return rc;
+    }
     if (!gpu) {
         *owned = 0;
         if ((rc = run_cpu(pl, img, rep, results)))

@@ -30,15 +30,17 @@ typedef struct gf_pipeline {
  * rep. With pl->compare every CPU path and CUDA variant of every stage also
  * runs on the same input and is checked against the gold; a mismatch
  * returns GF_EINTERNAL after all rows are recorded.
+ * The stages must take the image's layout (gf_stages_check), else
+ * GF_EUSAGE.
  * Errors: GF_EINTERNAL (CUDA error, out of memory, mismatch). */
 int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
                     int *owned, gf_dimage *final, gf_report *rep, gf_result *results);
 
-/* The device image, in gpu's buffers, that the pipeline takes a
- * width x height input from, shaped: a decoder on the device (nvJPEG)
- * writes there, then gf_pipeline_run_device runs the stages. Errors:
- * GF_EINTERNAL (device memory). */
-int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, int width, int height, gf_dimage *in);
+/* The device image, in gpu's buffers, that the pipeline takes an input of
+ * shape `shape` from, shaped: a decoder on the device (nvJPEG) writes
+ * there, then gf_pipeline_run_device runs the stages. Errors: GF_EINTERNAL
+ * (device memory). */
+int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *shape, gf_dimage *in);
 
 /* gf_pipeline_run on the GPU for an input already in *in (from
  * gf_pipeline_input); out and final as for gf_pipeline_run. Not with
@@ -46,11 +48,12 @@ int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, int width, int height,
 int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *in,
                            gf_image *out, gf_dimage *final, gf_report *rep, gf_result *results);
 
-/* Runs each stage once with the variant it would use, on a 16x16 image in
- * gpu's reusable buffers: CUDA loads a kernel's module at its first launch,
- * and this moves that cost out of the first file's timings (gpufilt calls it
- * during start-up, behind decoding). Errors: CUDA errors. */
-int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu);
+/* Runs each stage once with the variant it would use, on a 16x16 image of
+ * layout's channels and bits in gpu's reusable buffers: CUDA loads a
+ * kernel's module at its first launch, and this moves that cost out of the
+ * first file's timings (gpufilt calls it during start-up, behind decoding).
+ * Stages that do not take the layout are left alone. Errors: CUDA errors. */
+int gf_pipeline_warm(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *layout);
 
 #define GF_MAX_VARIANTS 8
 
@@ -96,8 +99,9 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
 int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, const gf_output *ref,
                    int reps, gf_variant_result *res);
 
-/* First pixel where a and b (same size, host) differ, as *x, *y; returns 1
- * if they differ (or differ in size), else 0. */
-int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y);
+/* First sample where a and b (host) differ, as pixel *x, *y and channel
+ * *c; returns 1 if they differ (or differ in size or layout: *x, *y, *c
+ * then -1), else 0. */
+int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y, int *c);
 
 #endif

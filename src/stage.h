@@ -47,7 +47,6 @@ struct json_t;
 /* How a report stage's plot looks (report modifiers, set per stage). */
 typedef struct gf_report_mods {
     int log;            /* histogram: log10(1 + count) scale */
-    int rgb;            /* histogram: also R, G and B of the decoded image */
     int plot_w, plot_h; /* plot size in pixels; 0: the default */
 } gf_report_mods;
 
@@ -65,9 +64,9 @@ struct gf_stage {
 };
 
 /* A CUDA launcher: stage s on in (device) into out (device). Image stages
- * set out's shape (capacity already large enough); report stages write
- * report_len() 32-bit values at out->data, zeroing them first where they
- * accumulate. Launches on `stream` (a cudaStream_t) without waiting, checks
+ * set out's shape and layout (capacity already large enough); report stages
+ * write report_len() 32-bit values at out->data, zeroing them first where
+ * they accumulate. Every launcher takes every layout its stage accepts. Launches on `stream` (a cudaStream_t) without waiting, checks
  * the launch, and returns 0 or GF_EINTERNAL. */
 typedef int (*gf_launch_fn)(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                             void *stream);
@@ -109,15 +108,13 @@ typedef struct gf_stage_opt {
     int (*parse)(gf_stage *s, const char *arg);
 } gf_stage_opt;
 
-/* A report stage's result: n 32-bit values (host memory) about the
- * width x height image it saw, and for the histogram the R, G and B counts
- * of the decoded image, or NULL. */
+/* A report stage's result: n 32-bit values (host memory) about the image
+ * of shape `shape` it saw. */
 typedef struct gf_result {
     const char *input; /* the input's name, for titles and messages */
-    int width, height;
+    gf_shape shape;
     size_t n;
     uint32_t *vals;
-    const uint32_t (*rgb)[256];
 } gf_result;
 
 /* A series of a report plot. */
@@ -144,14 +141,16 @@ typedef struct gf_plot {
     char title[256];
     const char *x_title, *y_title;
     int width, height;        /* pixels; 0: the default */
+    uint32_t *owned[GF_PLOT_MAX_SERIES]; /* arrays plot() made for its series (malloc'd,
+                                            freed after drawing), or NULL */
 } gf_plot;
 
 /* One line of key=value statistics a report stage prints per image. */
 typedef struct gf_stat {
-    char key[16];
+    char key[24];
     char value[32];
 } gf_stat;
-#define GF_MAX_STATS 24
+#define GF_MAX_STATS 64
 
 struct gf_stage_ops {
     const char *name;          /* the stage's name: "mean"; also its --compare label base */
@@ -159,31 +158,41 @@ struct gf_stage_ops {
     const gf_stage_opt *opts;  /* its command-line options, ending with {NULL} */
     const gf_variant *variants; /* CUDA variants, ending with {NULL}; [0] the baseline */
     const gf_default *defaults; /* default variant by device and size */
+    /* The layouts it takes (GF_LAYOUT_BIT()s; 0: all eight). Every path,
+     * CPU and CUDA, takes every one of them. */
+    unsigned layouts;
+    /* What else its parameters ask of an input of shape in (threshold's
+     * Otsu wants one channel): 0, or GF_EUSAGE with a message that names the
+     * stage and says what to do. NULL: nothing. */
+    int (*check)(const gf_stage *s, const gf_shape *in);
+    /* 1 when s leaves an input of shape in as it is (--gray of a gray
+     * image): the pipeline then skips it. NULL: never. */
+    int (*unchanged)(const gf_stage *s, const gf_shape *in);
 
     /* The label in timing tables ("mean 5"), at most n bytes. */
     void (*label)(const gf_stage *s, char *buf, size_t n);
-    /* Output size for a width x height input; NULL: the same. */
-    void (*out_size)(const gf_stage *s, int width, int height, int *out_w, int *out_h);
-    /* The CPU path's time in ns per input pixel on one thread (measured,
+    /* Output shape for an input of shape in; NULL: the same. */
+    void (*out_shape)(const gf_stage *s, const gf_shape *in, gf_shape *out);
+    /* The CPU path's time in ns per input byte on one thread (measured,
      * docs/benchmarks.md), for --backend auto's choice of backend. */
     double cpu_cost;
-    /* Bytes the stage must move through device memory for a width x height
-     * input (its floor); NULL: each input pixel read once and each output
-     * pixel written once (report stages: read once). */
-    double (*floor_bytes)(const gf_stage *s, int width, int height);
+    /* Bytes the stage must move through device memory for an input of
+     * shape in (its floor); NULL: the input read once and the output written
+     * once (report stages: read once). */
+    double (*floor_bytes)(const gf_stage *s, const gf_shape *in);
 
     /* Image stages. gold: the plain CPU reference, the result every other
      * path must equal bit for bit; in (host) -> *out (host, allocated by the
-     * caller at gf_stage_out_size, every pixel written here). cpu: the CPU
+     * caller at gf_stage_out_shape, every pixel written here). cpu: the CPU
      * backend's fast path with the same contract, or NULL to run gold.
      * Errors: GF_EINTERNAL (out of memory). */
     int (*gold)(const gf_stage *s, const gf_image *in, gf_image *out);
     int (*cpu)(const gf_stage *s, const gf_image *in, gf_image *out);
 
-    /* Report stages: report_len values about a width x height image;
+    /* Report stages: report_len values about an image of shape in;
      * report_gold and report_cpu as gold and cpu, into vals (host,
      * report_len values). */
-    size_t (*report_len)(const gf_stage *s, int width, int height);
+    size_t (*report_len)(const gf_stage *s, const gf_shape *in);
     int (*report_gold)(const gf_stage *s, const gf_image *in, uint32_t *vals);
     int (*report_cpu)(const gf_stage *s, const gf_image *in, uint32_t *vals);
     /* The report as CSV rows (header included) on f, as a JSON object (a
@@ -225,35 +234,45 @@ int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);
 int gf_stage_nvariants(const gf_stage_ops *ops);
 
 /* The variant s runs on a device of compute capability cc (major * 10 +
- * minor) for a width x height input: s->variant when set, else the first
- * matching row of ops->defaults, else 0. */
-int gf_stage_pick(const gf_stage *s, int cc, int width, int height);
+ * minor) for an input of shape in: s->variant when set, else the first
+ * matching row of ops->defaults (pixels counted as width x height), else 0. */
+int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in);
 
-/* Output size of s for a width x height input. */
-void gf_stage_out_size(const gf_stage *s, int width, int height, int *out_w, int *out_h);
+/* Output shape of s for an input of shape in (out may be in). */
+void gf_stage_out_shape(const gf_stage *s, const gf_shape *in, gf_shape *out);
 
-/* What s's CPU path should take on `threads` threads for a width x height
- * input, in ms (from cpu_cost). */
-double gf_stage_cpu_ms(const gf_stage *s, int width, int height, int threads);
+/* 0 when s takes an input of shape in: a layout it declares, and what its
+ * check asks. Otherwise GF_EUSAGE with a message naming the stage and the
+ * layout. */
+int gf_stage_accepts(const gf_stage *s, const gf_shape *in);
 
-/* The same for the n stages at s, in order, on a width x height input. */
-double gf_stages_cpu_ms(const gf_stage *s, int n, int width, int height, int threads);
+/* 1 when s leaves an input of shape in unchanged (the pipeline skips it). */
+int gf_stage_unchanged(const gf_stage *s, const gf_shape *in);
 
-/* Output size of the n stages at s, in order, for a width x height input. */
-void gf_stages_out_size(const gf_stage *s, int n, int width, int height, int *out_w, int *out_h);
+/* The n stages at s in order, from an input of shape in: 0 with *out the
+ * final shape (out may be NULL) when every stage takes what the one before
+ * gives it, else the first refusal (gf_stage_accepts). */
+int gf_stages_check(const gf_stage *s, int n, const gf_shape *in, gf_shape *out);
+
+/* What s's CPU path should take on `threads` threads for an input of shape
+ * in, in ms (from cpu_cost). */
+double gf_stage_cpu_ms(const gf_stage *s, const gf_shape *in, int threads);
+
+/* The same for the n stages at s, in order, from an input of shape in. */
+double gf_stages_cpu_ms(const gf_stage *s, int n, const gf_shape *in, int threads);
 
 /* The earlier report stage among stages[0..i) whose values report stage i
  * repeats (the same kind, no image stage between them), or -1. */
 int gf_stage_same_report(const gf_stage *stages, int i);
 
-/* Bytes s must move through device memory for a width x height input. */
-double gf_stage_bytes(const gf_stage *s, int width, int height);
+/* Bytes s must move through device memory for an input of shape in. */
+double gf_stage_bytes(const gf_stage *s, const gf_shape *in);
 
 /* The timing-table label of s, in buf (n bytes). */
 const char *gf_stage_label(const gf_stage *s, char *buf, size_t n);
 
 /* Runs the CPU path of s (fast, or gold when gold != 0) on in: an image
- * stage fills *out (allocated here at gf_stage_out_size, freed on error); a
+ * stage fills *out (allocated here at gf_stage_out_shape, freed on error); a
  * report stage fills *vals (malloc'd, *n values; vals and n may be NULL for
  * an image stage). Errors: GF_EINTERNAL. */
 int gf_stage_run_cpu(const gf_stage *s, int gold, const gf_image *in, gf_image *out,

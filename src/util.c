@@ -1,5 +1,6 @@
 /* util.c - image allocation, the per-thread error record and the clock. */
 #include "gf.h"
+#include "gpu.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,20 +17,61 @@ static _Thread_local char errbuf[GF_ERRMSG_MAX];
 double gf_process_t0;
 int gf_alloc_poison = -1;
 
-int gf_image_alloc(gf_image *im, int width, int height)
+int gf_image_alloc(gf_image *im, int width, int height, int channels, int bits)
 {
+    size_t row, bytes;
+
     memset(im, 0, sizeof *im);
-    if (width < 1 || height < 1)
-        return gf_err(GF_EINTERNAL, NULL, "invalid image size %dx%d", width, height);
-    im->data = malloc((size_t)width * (size_t)height);
+    if (width < 1 || height < 1 || !gf_layout_valid(channels, bits))
+        return gf_err(GF_EINTERNAL, NULL, "invalid image %dx%d of %d channels of %d bits", width,
+                      height, channels, bits);
+    row = (size_t)width * GF_PIXEL_BYTES(channels, bits);
+    bytes = row * (size_t)height;
+    im->data = malloc(bytes);
     if (!im->data)
         return gf_err(GF_EINTERNAL, NULL, "out of memory for a %dx%d image", width, height);
     if (gf_alloc_poison >= 0)
-        memset(im->data, gf_alloc_poison, (size_t)width * (size_t)height);
+        memset(im->data, gf_alloc_poison, bytes);
     im->width = width;
     im->height = height;
-    im->stride = (size_t)width;
+    im->channels = channels;
+    im->bits = bits;
+    im->stride = row;
     return 0;
+}
+
+int gf_image_alloc_shape(gf_image *im, const gf_shape *s)
+{
+    return gf_image_alloc(im, s->width, s->height, s->channels, s->bits);
+}
+
+/* Layout names, indexed by channels - 1 and bits / 16. */
+static const char *const layout_names[4][2] = {
+    {"8u_C1", "16u_C1"}, {"8u_C2", "16u_C2"}, {"8u_C3", "16u_C3"}, {"8u_C4", "16u_C4"}};
+static const char *const layout_words[4][2] = {{"gray 8-bit", "gray 16-bit"},
+                                               {"gray+alpha 8-bit", "gray+alpha 16-bit"},
+                                               {"RGB 8-bit", "RGB 16-bit"},
+                                               {"RGBA 8-bit", "RGBA 16-bit"}};
+
+const char *gf_layout_name(int channels, int bits)
+{
+    return gf_layout_valid(channels, bits) ? layout_names[channels - 1][bits / 16] : "?";
+}
+
+const char *gf_layout_words(int channels, int bits)
+{
+    return gf_layout_valid(channels, bits) ? layout_words[channels - 1][bits / 16] : "?";
+}
+
+const char *gf_channel_name(int channels, int c)
+{
+    static const char *const rgba[] = {"red", "green", "blue", "alpha"};
+
+    if (c < 0 || c >= channels)
+        return "?";
+    if (channels <= 2)
+        return c == 0 ? "gray" : "alpha";
+    return rgba[c];
 }
 
 void gf_image_free(gf_image *im)
@@ -127,12 +169,19 @@ unsigned gf_rand(uint64_t *state)
     return (unsigned)((x * 2685821657736338717ull) >> 32);
 }
 
-int gf_image_random(gf_image *im, int width, int height, uint64_t *state)
+int gf_image_random(gf_image *im, int width, int height, int channels, int bits,
+                    uint64_t *state)
 {
-    int rc = gf_image_alloc(im, width, height);
+    int rc = gf_image_alloc(im, width, height, channels, bits);
+    const size_t n = (size_t)width * height * (size_t)channels;
 
-    for (size_t i = 0; rc == 0 && i < (size_t)width * height; i++)
-        im->data[i] = (unsigned char)gf_rand(state);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const unsigned r = gf_rand(state);
+        if (bits == 8)
+            im->data[i] = (unsigned char)r;
+        else
+            ((uint16_t *)(void *)im->data)[i] = (uint16_t)r;
+    }
     return rc;
 }
 
@@ -172,4 +221,15 @@ double gf_now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+size_t gf_dimage_pitch(const gf_shape *s)
+{
+    const size_t row = (size_t)s->width * GF_PIXEL_BYTES(s->channels, s->bits);
+    return (row + GF_PITCH_ALIGN - 1) / GF_PITCH_ALIGN * GF_PITCH_ALIGN;
+}
+
+size_t gf_dimage_bytes(const gf_shape *s)
+{
+    return gf_dimage_pitch(s) * (size_t)s->height;
 }

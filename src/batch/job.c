@@ -12,6 +12,7 @@
 
 #include "../pipeline.h"
 #include "../report/files.h"
+#include "../stages/gray.h"
 #include "../stages/orient.h"
 #include "../report/json.h"
 #include "naming.h"
@@ -81,18 +82,14 @@ static int all_exist(const gf_plan *p, const gf_item *it)
     return any;
 }
 
-/* Any histogram that asks for R, G and B. */
-static int wants_rgb(const gf_plan *p)
-{
-    for (int s = 0; s < p->nstages; s++)
-        if (p->stages[s].mods.rgb)
-            return 1;
-    return 0;
-}
-
 int gf_job_gpu_jpeg(const gf_plan *p)
 {
-    return !p->compare && !wants_rgb(p);
+    return !p->compare;
+}
+
+int gf_job_decode_flags(const gf_plan *p)
+{
+    return p->nstages > 0 && p->stages[0].ops == &gf_stage_gray ? GF_DECODE_LUMA : 0;
 }
 
 /* The label of the stage that a report at position i follows, or NULL. */
@@ -139,11 +136,20 @@ static void print_stats(const gf_plan *p, const gf_item *it, const gf_result *re
                 list = json_array();
             json_array_append_new(list, o);
         } else if (!p->quiet) {
+            /* a line per channel: keys "red.mean" go on the line "... red:" as "mean" */
             flockfile(stderr);
-            fprintf(stderr, "%s of %s%s%s:", s->ops->name, display_name(it->path),
-                    after ? " after " : "", after ? after : "");
-            for (int k = 0; k < n; k++)
-                fprintf(stderr, " %s=%s", st[k].key, st[k].value);
+            for (int k = 0; k < n; k++) {
+                const char *dot = strchr(st[k].key, '.');
+                const int chan = dot ? (int)(dot - st[k].key) : 0;
+                if (k == 0 || (chan && strncmp(st[k].key, st[k - 1].key, (size_t)chan + 1))) {
+                    if (k)
+                        fputc('\n', stderr);
+                    fprintf(stderr, "%s of %s%s%s%s%.*s:", s->ops->name, display_name(it->path),
+                            after ? " after " : "", after ? after : "", chan ? ", " : "", chan,
+                            st[k].key);
+                }
+                fprintf(stderr, " %s=%s", st[k].key + (chan ? chan + 1 : 0), st[k].value);
+            }
             fputc('\n', stderr);
             funlockfile(stderr);
         }
@@ -186,8 +192,8 @@ static int decode_cpu(gf_worker *w, const gf_item *it, const unsigned char *buf,
                       gf_image *img, gf_load_info *info)
 {
     const gf_plan *p = w->plan;
-    int rc = gf_decode_rgb(display_name(it->path), buf, len, &p->limits, img, info,
-                       wants_rgb(p) ? w->rgb : NULL);
+    int rc = gf_decode(display_name(it->path), buf, len, &p->limits, gf_job_decode_flags(p), img,
+                       info);
     if (rc == 0)
         lap(w, "decode", info->format, 0);
     return rc;
@@ -253,6 +259,25 @@ static int file_stages(const gf_plan *p, const gf_load_info *info, gf_stage *sta
     return *first + p->nstages;
 }
 
+/* The file's stages take an input of shape in, and the output format
+ * holds what they give: 0, or GF_EUSAGE naming the stage or the format,
+ * before any work. Sets rep's shapes. */
+static int check_layouts(const gf_plan *p, const gf_item *it, const gf_stage *stages, int n,
+                         const gf_shape *in, gf_report *rep)
+{
+    int rc = gf_stages_check(stages, n, in, &rep->out);
+
+    rep->in = *in;
+    if (rc == 0 && it->out)
+        rc = gf_format_holds(p->format, rep->out.channels, rep->out.bits);
+    if (rc) { /* the message names the stage or format; add the file */
+        char msg[GF_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "%s", gf_errmsg());
+        return gf_err(rc, display_name(it->path), "%s", msg);
+    }
+    return 0;
+}
+
 /* The GPU's JPEG encoder writes this output (--backend cuda, JPEG). */
 static int encodes_on_gpu(const gf_plan *p, const gf_item *it, gf_gpu *gpu)
 {
@@ -272,7 +297,9 @@ static int run_alone(gf_worker *w, const gf_item *it, gf_pipeline *pl, gf_image 
     const int threads = gf_cpu_threads();
     int rc;
 
-    if (gf_stages_cpu_ms(pl->stages, pl->nstages, img->width, img->height, 1) < ALONE_SERIAL_MS)
+    const gf_shape sh = gf_image_shape(img);
+
+    if (gf_stages_cpu_ms(pl->stages, pl->nstages, &sh, 1) < ALONE_SERIAL_MS)
         gf_set_cpu_threads(1);
     rc = gf_pipeline_run(pl, NULL, img, it->out ? result : NULL, owned, NULL, &w->rep, all);
     gf_set_cpu_threads(threads);
@@ -305,21 +332,23 @@ static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, s
     gf_image img = {0};
     gf_load_info info;
     gf_dimage in;
-    int width, height, rc;
+    gf_shape sh;
+    int subsamp, rc;
 
     *gpu = NULL;
     memset(dev, 0, sizeof *dev);
     /* a JPEG for the hardware decoder, written into the pipeline's input */
     if (use_gpu && gf_job_gpu_jpeg(p) &&
-        gf_jpeg_gpu_candidate(buf, len, &p->limits, &width, &height, &info)) {
-        if ((rc = ask_gpu(w, gpu)))
-            return rc;
+        gf_jpeg_gpu_candidate(buf, len, &p->limits, gf_job_decode_flags(p), &sh.width,
+                              &sh.height, &subsamp, &info)) {
+        sh.channels = info.channels;
+        sh.bits = 8;
         pl->nstages = file_stages(p, &info, stages, first);
-        if (*gpu && gf_pipeline_input(pl, *gpu, width, height, &in) == 0 &&
+        if ((rc = check_layouts(p, it, stages, pl->nstages, &sh, rep)) || (rc = ask_gpu(w, gpu)))
+            return rc;
+        if (*gpu && gf_pipeline_input(pl, *gpu, &sh, &in) == 0 &&
             w->gpu_decode(w, buf, len, &in)) {
             lap(w, "decode", "jpeg-gpu", 0);
-            rep->width = width;
-            rep->height = height;
             return gf_pipeline_run_device(pl, *gpu, &in,
                                           it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL,
                                           dev, rep, all);
@@ -327,16 +356,13 @@ static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, s
     }
     if ((rc = decode_cpu(w, it, buf, len, &img, &info)))
         return rc;
-    if (info.bits == 16 && !p->quiet)
-        fprintf(stderr, "gpufilt: %s: %d-bit samples reduced to 8 bits\n", display_name(it->path),
-                info.bits);
-    if (use_gpu && !*gpu && (rc = ask_gpu(w, gpu))) {
+    sh = gf_image_shape(&img);
+    pl->nstages = file_stages(p, &info, stages, first);
+    if ((rc = check_layouts(p, it, stages, pl->nstages, &sh, rep)) ||
+        (use_gpu && !*gpu && (rc = ask_gpu(w, gpu)))) {
         gf_image_free(&img);
         return rc;
     }
-    rep->width = img.width;
-    rep->height = img.height;
-    pl->nstages = file_stages(p, &info, stages, first);
     if (*gpu || !w->cpu_alone)
         return gf_pipeline_run(pl, *gpu, &img,
                                it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
@@ -376,10 +402,8 @@ int gf_job_run(gf_worker *w, gf_item *it)
         rc = check_output(p, it->path, it->reports[s]);
     if (rc || (rc = read_input(w, it, &buf, &len)))
         goto out;
-    for (int s = 0; s < GF_MAX_STAGES + 1; s++) {
-        all[s].rgb = (const uint32_t(*)[256])w->rgb;
+    for (int s = 0; s < GF_MAX_STAGES + 1; s++)
         all[s].input = name;
-    }
     rc = run_file(w, it, buf, len, 1, &gpu, &pl, stages, &first, all, &result, &owned, &dev);
     if (rc == GF_EINTERNAL && gpu && !p->compare && p->backend != GF_BACKEND_CUDA) {
         /* a GPU that failed (a CUDA error, device memory): no more GPU for
@@ -409,8 +433,6 @@ int gf_job_run(gf_worker *w, gf_item *it)
     if (rc == 0 && it->out)
         rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
     if (rc == 0 || (p->compare && rep->compare.n)) {
-        gf_stages_out_size(pl.stages, pl.nstages, rep->width, rep->height, &rep->out_width,
-                           &rep->out_height);
         gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
         rep->done_ms = gf_now_ms() - gf_process_t0;
         if (p->timings == GF_TIMINGS_JSON)

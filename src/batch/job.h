@@ -31,8 +31,9 @@ typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
 typedef void (*gf_choose_fn)(gf_worker *w, const unsigned char *buf, size_t len, gf_report *rep);
 
 /* Decodes a JPEG (buf, len) on the GPU into *out (the pipeline's input,
- * shaped to its size): 1 when done, 0 when the CPU must decode it (nvJPEG
- * unavailable or busy, or the file refused). */
+ * shaped to its size and layout: one channel for its Y, three for RGB): 1
+ * when done, 0 when the CPU must decode it (nvJPEG unavailable or busy, or
+ * the file refused). */
 typedef int (*gf_gpu_decode_fn)(gf_worker *w, const unsigned char *buf, size_t len,
                                 gf_dimage *out);
 
@@ -54,16 +55,18 @@ struct gf_worker {
     gf_gpu *gpu;         /* this worker's context, once it has one */
     int id;
     gf_report rep;
-    uint32_t rgb[3][256];
     double t_process;    /* ms since the process started, at the first step (single runs) */
     double t_lap;        /* when the last timed step ended */
     int cpu_alone;       /* one file on the CPU: the cores are all this worker's */
 };
 
 /* 1 when a run of plan p decodes JPEGs with nvJPEG where it can: not with
- * --compare (every path from the same decoded image) nor when a histogram
- * counts R, G and B (nvJPEG gives the luma alone). */
+ * --compare (every path from the same decoded image). */
 int gf_job_gpu_jpeg(const gf_plan *p);
+
+/* gf_decode's flags for plan p's files: GF_DECODE_LUMA when its first stage
+ * is --gray (a JPEG then gives its own Y), else 0. */
+int gf_job_decode_flags(const gf_plan *p);
 
 /* Processes it with w and returns its exit status: 0, a GF_E* code's value,
  * or -1 when skipped (--skip-existing). Prints "gpufilt: FILE: reason" on

@@ -117,7 +117,9 @@ static void *gpu_start_main(void *arg)
         pthread_mutex_unlock(&P->jlock);
     }
     rc = gf_gpu_open(p->device, &g, name, sizeof name);
-    if (rc == 0 && (rc = gf_pipeline_warm(&pl, g))) {
+    /* the layouts of most inputs: photos (RGB) and scans (gray) */
+    if (rc == 0 && ((rc = gf_pipeline_warm(&pl, g, &(gf_shape){0, 0, 3, 8})) ||
+                    (rc = gf_pipeline_warm(&pl, g, &(gf_shape){0, 0, 1, 8})))) {
         gf_gpu_close(g);
         g = NULL;
     }
@@ -166,15 +168,15 @@ static void choose_backend(gf_worker *w, const unsigned char *buf, size_t len, g
     const gf_plan *p = P->plan;
     double cpu_ms;
     const int threads = gf_cpu_threads();
-    int width, height;
+    gf_shape sh = {0, 0, 1, 8};
 
     w->cpu_alone = !p->batch && p->backend == GF_BACKEND_CPU;
     if (p->backend != GF_BACKEND_AUTO || p->batch || p->gpu_forced || P->probing)
         return;
-    if (gf_peek_size(buf, len, &width, &height))
-        width = height = 0;
-    cpu_ms = gf_stages_cpu_ms(p->stages, p->nstages, width, height, threads);
-    if (width > 0 && cpu_ms < GPU_START_MS) { /* width 0: the header was not read */
+    if (gf_peek_size(buf, len, &sh))
+        sh.width = sh.height = 0;
+    cpu_ms = gf_stages_cpu_ms(p->stages, p->nstages, &sh, threads);
+    if (sh.width > 0 && cpu_ms < GPU_START_MS) { /* width 0: the header was not read */
         P->cpu_chosen = 1; /* only this worker runs: a single file */
         w->cpu_alone = 1;
         snprintf(rep->why, sizeof rep->why,
@@ -404,7 +406,7 @@ static void *worker_main(void *arg)
 static int build_list(pool *P)
 {
     const gf_plan *p = P->plan;
-    gf_limits lim = {1, (uint64_t)1 << 31};
+    gf_limits lim = {1, (uint64_t)1 << 31, 1};
     unsigned char *buf = NULL;
     size_t len = 0, entries = 0;
     const char sep = p->files_null ? '\0' : '\n';

@@ -1,8 +1,10 @@
 /* bmp.c - BMP: decoded by stb_image (third_party/stb.c) once gpufilt's own
  * reading of the headers (Microsoft's BITMAPFILEHEADER and the
  * BITMAPCOREHEADER/INFOHEADER/V2-V5 layouts) has checked what stb does
- * not: the pixel data is all there, palette indices are inside the palette,
- * and the sizes are sane. Top-down files (negative height) are read. */
+ * not: the pixel data is all there, the palette fits its bit depth and the
+ * file, palette indices are inside it, and the sizes are sane. Top-down
+ * files (negative height) are read. The image is RGB, or RGBA where stb
+ * finds an alpha mask (32-bit pixels; all-zero alpha is taken as opaque). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,23 +75,36 @@ static const char *parse(const unsigned char *b, size_t len, bmp_header *h)
         if (h->offset < pal_start)
             return "BMP palette missing";
         size_t stored = (h->offset - pal_start) / entry;
-        if (h->colors == 0 || h->colors > stored)
-            h->colors = (uint32_t)(stored < 256 ? stored : 256);
+        /* biClrUsed: 0 for the full 2^bpp colours; never more than those,
+         * nor than the file holds before the pixels */
+        if (h->colors > (1u << h->bpp))
+            return "BMP palette larger than its bit depth allows";
+        if (h->colors > stored)
+            return "BMP palette larger than the space before its pixels";
+        if (h->colors == 0)
+            h->colors = (uint32_t)(stored < (1u << h->bpp) ? stored : (1u << h->bpp));
         if (h->colors == 0)
             return "BMP palette missing";
+    } else if (h->colors) {
+        /* an optional palette for displays: it too must fit before the pixels */
+        pal_start = 14 + (size_t)h->hsz + (h->compression == 3 && h->hsz == 40 ? 12 : 0);
+        if (h->offset < pal_start || h->colors > (h->offset - pal_start) / 4)
+            return "BMP palette larger than the space before its pixels";
     }
     return NULL;
 }
 
-int gf_peek_bmp(const unsigned char *buf, size_t len, int *w, int *h)
+int gf_peek_bmp(const unsigned char *buf, size_t len, gf_shape *s)
 {
     bmp_header hd;
 
     if (parse(buf, len, &hd) || hd.w < 1 || hd.h == 0 || hd.w > GF_MAX_DIM ||
         hd.h > GF_MAX_DIM || hd.h < -GF_MAX_DIM)
         return -1;
-    *w = (int)hd.w;
-    *h = (int)(hd.h < 0 ? -hd.h : hd.h);
+    s->width = (int)hd.w;
+    s->height = (int)(hd.h < 0 ? -hd.h : hd.h);
+    s->channels = hd.bpp == 32 ? 4 : 3;
+    s->bits = 8;
     return 0;
 }
 
@@ -111,7 +126,7 @@ static unsigned max_index(const unsigned char *px, size_t rowbytes, int w, int h
 }
 
 int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
+                  int flags, gf_image *out, gf_load_info *info)
 {
     bmp_header hd;
     const char *why = parse(buf, len, &hd);
@@ -119,12 +134,13 @@ int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const 
     unsigned char *px;
     size_t rowbytes, need;
 
+    (void)flags;
     info->format = "bmp";
-    info->bits = 8;
     if (why)
         return gf_err(GF_EDATA, name, "%s", why);
+    /* checked as RGBA: stb decodes up to 4 bytes a pixel */
     if ((rc = gf_check_size(name, "BMP", hd.w < 0 ? 0 : (uint64_t)hd.w,
-                            hd.h < 0 ? (uint64_t)-hd.h : (uint64_t)hd.h, lim)))
+                            hd.h < 0 ? (uint64_t)-hd.h : (uint64_t)hd.h, 4, 8, lim)))
         return rc;
     w = (int)hd.w;
     h = (int)(hd.h < 0 ? -hd.h : hd.h);
@@ -140,11 +156,8 @@ int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const 
     px = gf_stb_load(buf, (int)len, &w, &h, &comp);
     if (!px)
         return gf_err(GF_EDATA, name, "cannot decode BMP: %s", gf_stb_failure());
-    info->channels = comp;
-    if ((rc = gf_image_alloc(out, w, h)) == 0)
-        for (int y = 0; y < h; y++)
-            gf_luma_row8(px + (size_t)y * w * comp, comp, 255, (size_t)w,
-                         out->data + (size_t)y * out->stride, rgb);
+    if ((rc = gf_image_alloc(out, w, h, comp, 8)) == 0)
+        memcpy(out->data, px, (size_t)w * h * (size_t)comp); /* stride == w * comp */
     free(px);
     return rc;
 }

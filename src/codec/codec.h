@@ -2,8 +2,10 @@
  * One file per format under src/codec/: PNG (libspng to decode; written by
  * gpufilt, deflated by libdeflate or zlib), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
- * PNM (gpufilt's own: stb's ignores maxval). third_party/README.md says why
- * each library. */
+ * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM).
+ * third_party/README.md says why each library. Decoders keep the file's
+ * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
+ * write what the image has, where the format can hold it. */
 #ifndef GF_CODEC_H
 #define GF_CODEC_H
 
@@ -19,30 +21,46 @@ extern "C" {
 #define GF_MAX_DIM 65535
 
 typedef struct gf_limits {
-    uint64_t max_pixels;     /* width * height, checked from the header before decoding */
-    uint64_t max_file_bytes; /* encoded size; a larger input is not read past it */
+    uint64_t max_pixels;      /* width * height, checked from the header before decoding */
+    uint64_t max_file_bytes;  /* encoded size; a larger input is not read past it */
+    uint64_t max_image_bytes; /* the decoded image: width * height * channels * bytes a
+                                 sample, checked from the header before decoding */
 } gf_limits;
 
-#define GF_DEFAULT_MAX_PIXELS 268435456ull      /* 16384^2 */
-#define GF_DEFAULT_MAX_FILE_BYTES 1073741824ull /* 1 GiB */
+#define GF_DEFAULT_MAX_PIXELS 268435456ull       /* 16384^2 */
+#define GF_DEFAULT_MAX_FILE_BYTES 1073741824ull  /* 1 GiB */
+#define GF_DEFAULT_MAX_IMAGE_BYTES 2147483648ull /* 2 GiB: 16384^2 RGBA 16-bit */
 
-typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_PGM, GF_FMT_JPEG } gf_format;
+typedef enum gf_format {
+    GF_FMT_NONE = 0,
+    GF_FMT_PNG,  /* gray, gray+alpha, RGB, RGBA; 8 or 16 bits */
+    GF_FMT_PGM,  /* P5: gray, 8 or 16 bits */
+    GF_FMT_PPM,  /* P6: RGB, 8 or 16 bits */
+    GF_FMT_PAM,  /* P7: any layout */
+    GF_FMT_JPEG, /* gray or RGB, 8 bits */
+} gf_format;
 
 #define GF_DEFAULT_PNG_LEVEL 1
 #define GF_DEFAULT_JPEG_QUALITY 90
 
-/* The format a --format argument names ("png", "pgm", "jpeg" or "jpg"), or
- * GF_FMT_NONE. */
+/* The format a --format argument names ("png", "pgm", "ppm", "pam", "jpeg"
+ * or "jpg"), or GF_FMT_NONE. */
 gf_format gf_format_parse(const char *name);
 
-/* The format's name ("png", "pgm", "jpeg") and file extension ("png",
- * "pgm", "jpg"). */
+/* The format's name ("png", "pgm", "ppm", "pam", "jpeg") and file extension
+ * ("png", "pgm", "ppm", "pam", "jpg"). */
 const char *gf_format_name(gf_format f);
 const char *gf_format_ext(gf_format f);
 
-/* The output format that path's extension names (.png, .pgm, .jpg, .jpeg;
- * either case), or GF_FMT_NONE. */
+/* The output format that path's extension names (.png, .pgm, .ppm, .pam,
+ * .jpg, .jpeg; either case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
+
+/* 0 when format f can hold an image of `channels` channels of `bits`;
+ * otherwise GF_EUSAGE with a message that says what can (16-bit or alpha
+ * into JPEG: --depth 8, or PNG or PAM for alpha; colour into PGM: --gray,
+ * or PPM). */
+int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
  * (explicit != 0) or GF_FMT_NONE. An extension that names no written format
@@ -60,11 +78,19 @@ typedef struct gf_encode_opts {
 
 /* What the decoder found. */
 typedef struct gf_load_info {
-    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm" */
-    int channels;       /* in the file: 1 gray, 2 gray+alpha, 3 colour, 4 colour+alpha */
-    int bits;           /* 8 or 16 (per channel, in the file; fewer count as 8) */
+    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam" */
+    int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int bits;           /* decoded: 8 or 16 */
     int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
 } gf_load_info;
+
+/* gf_decode's flags. */
+enum {
+    /* The first stage takes the luma (--gray): a colour JPEG gives its own
+     * Y component, as libjpeg-turbo's grayscale decode (djpeg -grayscale)
+     * gives it. Other formats decode as always. */
+    GF_DECODE_LUMA = 1,
+};
 
 /* Reads all of `path` ("-": stdin) into a malloc'd buffer *buf of *len
  * bytes (0 for an empty file), followed by a NUL byte not counted in *len.
@@ -73,51 +99,62 @@ typedef struct gf_load_info {
  * than lim->max_file_bytes), GF_EINTERNAL (out of memory). */
 int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len);
 
-/* Decodes buf (len bytes) into *out, a width x height 8-bit luma image in
- * host memory (stride == width), detecting the format from the content.
- * PNG, BMP, PPM: colour becomes luma (77 R + 150 G + 29 B) >> 8 and alpha
- * is dropped; 16-bit (and PNM maxval != 255) samples first scale to 8 bits
- * as round(v * 255 / maxval). JPEG: the file's own luma (Y) component as
- * libjpeg-turbo's grayscale decode gives it (an RGB-coded JPEG: libjpeg's
- * luma of it); CMYK and YCCK are refused. Strict: PNG CRCs and palette
- * indices are checked, PNM samples above maxval and BMP pixel data cut short
- * are errors, and any JPEG corruption libjpeg-turbo reports, warnings
- * included. Size limits are checked from the header before any pixel is
+/* Decodes buf (len bytes) into *out, a width x height image in host memory
+ * (stride == its row's bytes) of the file's layout, detecting the format
+ * from the content:
+ * - PNG: every colour type and depth; 1-, 2- and 4-bit gray scale to 8 bits
+ *   (bit replication), a palette gives RGB, or RGBA when it has a tRNS
+ *   chunk; tRNS on gray or RGB gives alpha (0 for that colour, the maximum
+ *   elsewhere); 16-bit samples as they are (host byte order in memory).
+ * - JPEG: gray stays gray; colour gives RGB, bit for bit libjpeg-turbo's
+ *   default decompression (accurate integer IDCT, fancy upsampling: as
+ *   djpeg, and cv2.imread(f, IMREAD_COLOR) in RGB order); with
+ *   GF_DECODE_LUMA the Y component alone; CMYK and YCCK are refused.
+ * - BMP: RGB, or RGBA for 32-bit pixels with alpha.
+ * - PGM/PPM (P5, P6) and PAM (P7, tuple types GRAYSCALE, GRAYSCALE_ALPHA,
+ *   RGB and RGB_ALPHA): maxval up to 255 gives 8 bits, above 255 16 bits;
+ *   a maxval other than 255 or 65535 scales to that range as
+ *   round(v * max / maxval).
+ * Strict: PNG CRCs and palette indices are checked, PNM samples above maxval
+ * and BMP pixel data cut short are errors, and any JPEG corruption
+ * libjpeg-turbo reports, warnings included. Size limits (pixels and the
+ * decoded image's bytes) are checked from the header before any pixel is
  * decoded. Peak memory besides buf: the output plus a few rows for PNG,
  * BMP's 4 bytes a pixel, progressive JPEG's coefficients (2 bytes a sample),
  * an interlaced PNG's decoded image (up to 8 bytes a pixel).
- * When rgb is not NULL it receives the decoded image's 8-bit R, G and B
- * counts (rgb[3][256], zeroed first; a gray image counts its gray value in
- * all three). name is used in messages only.
+ * flags: GF_DECODE_LUMA or 0. name is used in messages only.
  * Errors: GF_EDATA for unknown or corrupt data, or over the limits, with a
  * message naming the format; GF_EINTERNAL out of memory. */
-int gf_decode_rgb(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256]);
-
-/* gf_decode_rgb without the R, G and B counts. */
 int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-              gf_image *out, gf_load_info *info);
+              int flags, gf_image *out, gf_load_info *info);
 
-/* The width and height that buf's header gives, cheaply, without decoding
- * or checking limits. Returns 0, or -1 when the header is not understood. */
-int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height);
+/* The width, height and layout that buf's header gives, cheaply, without
+ * decoding or checking limits (a PNG's tRNS alpha is not seen). Returns 0,
+ * or -1 when the header is not understood. */
+int gf_peek_size(const unsigned char *buf, size_t len, gf_shape *shape);
 
 /* 1 when buf is a JPEG that a GPU decoder may take in place of
  * libjpeg-turbo: its header reads, it is YCbCr or gray (not RGB-coded, CMYK
  * or YCCK), within lim, Huffman-coded with at least one bit per luma block,
  * and it ends with its EOI marker (so it is not cut short). Sets *width,
  * *height and *info (format, channels, bits, orientation) as the CPU
- * decoder would. 0 otherwise: the CPU decodes it, and says why it fails. */
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int *width,
-                          int *height, gf_load_info *info);
+ * decoder would with `flags` (GF_DECODE_LUMA: one channel), and *subsamp
+ * to TurboJPEG's chroma subsampling (TJSAMP_*). 0 otherwise: the CPU
+ * decodes it, and says why it fails. */
+int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
+                          int *width, int *height, int *subsamp, gf_load_info *info);
 
-/* gf_read_all + gf_decode. */
+/* gf_read_all + gf_decode (flags 0). */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
 
 /* Encodes im (host) into a malloc'd buffer (*out, *len) as o says; the
- * caller frees it. PNG: 8-bit gray, rows with the Up filter, deflate at
- * o->png_level; PGM: P5; JPEG: 8-bit gray at o->quality (libjpeg-turbo).
- * The bytes depend only on im and o. Errors: GF_EINTERNAL (out of memory). */
+ * caller frees it. PNG: the image's layout (gray, gray+alpha, RGB, RGBA; 8
+ * or 16 bits, big-endian in the file), rows with the Up filter, deflate at
+ * o->png_level; PGM, PPM: P5, P6 with maxval 255 or 65535; PAM: P7 with
+ * its tuple type; JPEG: 8-bit gray or RGB (4:2:0) at o->quality
+ * (libjpeg-turbo). The bytes depend only on im and o. Errors: GF_EUSAGE
+ * when the format cannot hold the image (gf_format_holds), GF_EINTERNAL
+ * (out of memory). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.

@@ -5,8 +5,8 @@
 
 #include "formats.h"
 
-int gf_check_size(const char *name, const char *fmt, uint64_t w, uint64_t h,
-                  const gf_limits *lim)
+int gf_check_size(const char *name, const char *fmt, uint64_t w, uint64_t h, int channels,
+                  int bits, const gf_limits *lim)
 {
     if (w < 1 || h < 1)
         return gf_err(GF_EDATA, name, "%s image of %llux%llu pixels is empty", fmt,
@@ -18,60 +18,43 @@ int gf_check_size(const char *name, const char *fmt, uint64_t w, uint64_t h,
         return gf_err(GF_EDATA, name, "%s image of %llux%llu pixels exceeds --max-pixels %llu",
                       fmt, (unsigned long long)w, (unsigned long long)h,
                       (unsigned long long)lim->max_pixels);
+    if (w * h * GF_PIXEL_BYTES(channels, bits) > lim->max_image_bytes)
+        return gf_err(GF_EDATA, name,
+                      "%s image of %llux%llu %s takes %llu bytes, over --max-image-bytes %llu",
+                      fmt, (unsigned long long)w, (unsigned long long)h,
+                      gf_layout_words(channels, bits),
+                      (unsigned long long)(w * h * GF_PIXEL_BYTES(channels, bits)),
+                      (unsigned long long)lim->max_image_bytes);
     return 0;
 }
 
-/* Converts n pixels of `channels` samples, each read by GET(i) as 0..maxval,
- * to 8-bit luma; written once per sample type by the macro below. */
-#define LUMA_LOOP(GET)                                                                        \
-    for (size_t i = 0; i < n; i++) {                                                          \
-        if (channels <= 2) {                                                                  \
-            unsigned v = GET(i * channels);                                                   \
-            if (v > maxval)                                                                   \
-                return -1;                                                                    \
-            dst[i] = (unsigned char)SCALE(v);                                                 \
-        } else {                                                                              \
-            unsigned r = GET(i * channels), g = GET(i * channels + 1),                        \
-                     b = GET(i * channels + 2);                                               \
-            if (r > maxval || g > maxval || b > maxval)                                       \
-                return -1;                                                                    \
-            r = SCALE(r), g = SCALE(g), b = SCALE(b);                                         \
-            dst[i] = (unsigned char)((77 * r + 150 * g + 29 * b) >> 8);                       \
-            if (rgb) {                                                                        \
-                rgb[0][r]++;                                                                  \
-                rgb[1][g]++;                                                                  \
-                rgb[2][b]++;                                                                  \
-            }                                                                                 \
-        }                                                                                     \
-    }                                                                                         \
+int gf_scale_samples(const unsigned char *src, int in_bits, int be, unsigned maxval, size_t n,
+                     unsigned char *dst, int out_bits)
+{
+    const unsigned max = gf_sample_max(out_bits);
+    uint16_t *d16 = (uint16_t *)(void *)dst;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = in_bits == 8 ? src[i]
+                     : be         ? (unsigned)src[2 * i] << 8 | src[2 * i + 1]
+                                  : ((const uint16_t *)(const void *)src)[i];
+        if (v > maxval)
+            return -1;
+        if (maxval != max)
+            v = (unsigned)(((uint64_t)v * max + maxval / 2) / maxval);
+        if (out_bits == 8)
+            dst[i] = (unsigned char)v;
+        else
+            d16[i] = (uint16_t)v;
+    }
     return 0;
-#define SCALE(v) (maxval == 255 ? (v) : ((v) * 255u + maxval / 2) / maxval)
-
-int gf_luma_row8(const unsigned char *src, int channels, unsigned maxval, size_t n,
-                 unsigned char *dst, uint32_t (*rgb)[256])
-{
-#define GET8(k) ((unsigned)src[k])
-    LUMA_LOOP(GET8)
-#undef GET8
 }
-
-int gf_luma_row16(const unsigned char *src, int be, int channels, unsigned maxval, size_t n,
-                  unsigned char *dst, uint32_t (*rgb)[256])
-{
-#define GET16(k)                                                                              \
-    (be ? (unsigned)src[2 * (k)] << 8 | src[2 * (k) + 1]                                      \
-        : (unsigned)((const uint16_t *)(const void *)src)[k])
-    LUMA_LOOP(GET16)
-#undef GET16
-}
-#undef SCALE
-#undef LUMA_LOOP
 
 typedef struct format {
     const char *name;
-    int (*decode)(const char *, const unsigned char *, size_t, const gf_limits *, gf_image *,
-                  gf_load_info *, uint32_t (*)[256]);
-    int (*peek)(const unsigned char *, size_t, int *, int *);
+    int (*decode)(const char *, const unsigned char *, size_t, const gf_limits *, int, gf_image *,
+                  gf_load_info *);
+    int (*peek)(const unsigned char *, size_t, gf_shape *);
 } format;
 
 static const format formats[] = {
@@ -90,23 +73,13 @@ static const format *sniff(const unsigned char *b, size_t n)
         return &formats[1];
     if (n >= 2 && b[0] == 'B' && b[1] == 'M')
         return &formats[2];
-    if (n >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6'))
+    if (n >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
         return &formats[3];
     return NULL;
 }
 
-/* Counts a luma image into all three of rgb: a gray image's R, G and B. */
-static void count_gray(const gf_image *im, uint32_t (*rgb)[256])
-{
-    for (int y = 0; y < im->height; y++)
-        for (int x = 0; x < im->width; x++)
-            rgb[0][im->data[(size_t)y * im->stride + x]]++;
-    memcpy(rgb[1], rgb[0], sizeof rgb[0]);
-    memcpy(rgb[2], rgb[0], sizeof rgb[0]);
-}
-
-int gf_decode_rgb(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                  gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
+int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+              int flags, gf_image *out, gf_load_info *info)
 {
     const format *f = sniff(buf, len);
     int rc;
@@ -118,27 +91,21 @@ int gf_decode_rgb(const char *name, const unsigned char *buf, size_t len, const 
         return gf_err(GF_EDATA, name, "empty file");
     if (!f)
         return gf_err(GF_EDATA, name,
-                      "unknown image format (PNG, JPEG, BMP, PGM and PPM are read)");
-    if (rgb)
-        memset(rgb, 0, 3 * sizeof rgb[0]);
-    rc = f->decode(name, buf, len, lim, out, info, rgb);
+                      "unknown image format (PNG, JPEG, BMP, PGM, PPM and PAM are read)");
+    rc = f->decode(name, buf, len, lim, flags, out, info);
     if (rc)
         gf_image_free(out);
-    else if (rgb && info->channels <= 2)
-        count_gray(out, rgb);
+    else {
+        info->channels = out->channels;
+        info->bits = out->bits;
+    }
     return rc;
 }
 
-int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-              gf_image *out, gf_load_info *info)
-{
-    return gf_decode_rgb(name, buf, len, lim, out, info, NULL);
-}
-
-int gf_peek_size(const unsigned char *buf, size_t len, int *width, int *height)
+int gf_peek_size(const unsigned char *buf, size_t len, gf_shape *shape)
 {
     const format *f = sniff(buf, len);
-    return f ? f->peek(buf, len, width, height) : -1;
+    return f ? f->peek(buf, len, shape) : -1;
 }
 
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info)
@@ -149,7 +116,7 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
 
     if (rc)
         return rc;
-    rc = gf_decode(strcmp(path, "-") ? path : "(stdin)", buf, len, lim, out, info);
+    rc = gf_decode(strcmp(path, "-") ? path : "(stdin)", buf, len, lim, 0, out, info);
     free(buf);
     return rc;
 }

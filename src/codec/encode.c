@@ -9,7 +9,8 @@
 static const struct {
     const char *name;
     gf_format fmt;
-} names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
+} names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM},   {"ppm", GF_FMT_PPM},
+             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
 
 /* The format that name spells by cmp (strcmp or strcasecmp), or GF_FMT_NONE. */
 static gf_format lookup(const char *name, int (*cmp)(const char *, const char *))
@@ -60,8 +61,8 @@ int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
 
     if (ext && !named && !strchr(ext, '}'))
         return gf_err(GF_EUSAGE, path,
-                      "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm) and "
-                      "JPEG (.jpg, .jpeg)",
+                      "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM "
+                      "(.ppm), PAM (.pam) and JPEG (.jpg, .jpeg)",
                       ext);
     if (explicit && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
@@ -71,17 +72,57 @@ int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
     if (!*fmt)
         return gf_err(GF_EUSAGE, path,
                       "cannot tell the output format from the name: give it an extension "
-                      "(.png, .pgm, .jpg) or use --format png|pgm|jpeg");
+                      "(.png, .pgm, .ppm, .pam, .jpg) or use --format png|pgm|ppm|pam|jpeg");
     return 0;
+}
+
+int gf_format_holds(gf_format f, int channels, int bits)
+{
+    const char *what = gf_layout_words(channels, bits);
+
+    switch (f) {
+    case GF_FMT_JPEG:
+        if (bits != 8)
+            return gf_err(GF_EUSAGE, NULL,
+                          "JPEG holds 8-bit samples, not a %s image: put --depth 8 before the "
+                          "output, or write PNG",
+                          what);
+        if (channels == 2 || channels == 4)
+            return gf_err(GF_EUSAGE, NULL,
+                          "JPEG has no alpha channel, which this %s image has: write PNG or "
+                          "PAM to keep it (or --gray drops it)",
+                          what);
+        return 0;
+    case GF_FMT_PGM:
+        if (channels != 1)
+            return gf_err(GF_EUSAGE, NULL,
+                          "PGM holds gray images, not %s: put --gray before the output, or write "
+                          "%s",
+                          what, channels == 3 ? "PPM or PNG" : "PAM or PNG");
+        return 0;
+    case GF_FMT_PPM:
+        if (channels != 3)
+            return gf_err(GF_EUSAGE, NULL, "PPM holds RGB images, not %s: write %s", what,
+                          channels == 1 ? "PGM or PNG" : "PAM or PNG");
+        return 0;
+    default:
+        return 0;
+    }
 }
 
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
+    int rc = gf_format_holds(o->format, im->channels, im->bits);
+
+    if (rc)
+        return rc;
     switch (o->format) {
     case GF_FMT_PNG: return gf_encode_png(im, o->png_level, out, len);
-    case GF_FMT_PGM: return gf_encode_pgm(im, out, len);
+    case GF_FMT_PGM:
+    case GF_FMT_PPM:
+    case GF_FMT_PAM: return gf_encode_pnm(im, o->format, out, len);
     case GF_FMT_JPEG: return gf_encode_jpeg(im, o->quality, out, len);
     default: return gf_err(GF_EINTERNAL, NULL, "no output format");
     }

@@ -1,8 +1,10 @@
 /* jpeg.c - JPEG through libjpeg-turbo's TurboJPEG API (Debian
- * libturbojpeg0-dev): the file's own luma (Y) component, decoded as
- * libjpeg-turbo's grayscale decode (djpeg -grayscale) gives it, with the
- * accurate integer IDCT; gray JPEGs as stored; encoding to 8-bit gray. The
- * EXIF Orientation tag is read here too (TIFF 6.0 and Exif 2.3 layouts). */
+ * libturbojpeg0-dev): colour as RGB by libjpeg-turbo's default
+ * decompression (accurate integer IDCT, fancy upsampling: djpeg's and
+ * OpenCV's), gray as stored, and on request the file's own luma (Y)
+ * component as libjpeg-turbo's grayscale decode (djpeg -grayscale) gives
+ * it; encoding of 8-bit gray and RGB. The EXIF Orientation tag is read here
+ * too (TIFF 6.0 and Exif 2.3 layouts). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,15 +28,18 @@ static int long_enough(size_t len, int w, int h)
  * an error, and found quickly), and at most 500 progressive scans. */
 #define DECODE_FLAGS (TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
 
-int gf_peek_jpeg(const unsigned char *buf, size_t len, int *w, int *h)
+int gf_peek_jpeg(const unsigned char *buf, size_t len, gf_shape *s)
 {
     tjhandle tj = tjInitDecompress();
     int ss, cs, rc = -1;
 
     if (tj && len <= (unsigned long)-1 &&
-        tjDecompressHeader3(tj, buf, (unsigned long)len, w, h, &ss, &cs) == 0 && *w >= 1 &&
-        *h >= 1)
+        tjDecompressHeader3(tj, buf, (unsigned long)len, &s->width, &s->height, &ss, &cs) == 0 &&
+        s->width >= 1 && s->height >= 1) {
+        s->channels = cs == TJCS_GRAY ? 1 : 3;
+        s->bits = 8;
         rc = 0;
+    }
     if (tj)
         tjDestroy(tj);
     return rc;
@@ -64,35 +69,13 @@ static int arithmetic(const unsigned char *buf, size_t len)
     return -1;
 }
 
-/* Counts the R, G and B of the image decoded in colour (--hist-channels). */
-static int count_rgb(tjhandle tj, const char *name, const unsigned char *buf, size_t len, int w,
-                     int h, uint32_t (*rgb)[256])
-{
-    unsigned char *px = malloc((size_t)w * h * 3);
-
-    if (!px)
-        return gf_err(GF_EINTERNAL, name, "out of memory decoding JPEG");
-    if (tjDecompress2(tj, buf, (unsigned long)len, px, w, w * 3, h, TJPF_RGB, DECODE_FLAGS)) {
-        free(px);
-        return gf_err(GF_EDATA, name, "cannot decode JPEG: %s", tjGetErrorStr2(tj));
-    }
-    for (size_t i = 0; i < (size_t)w * h; i++) {
-        rgb[0][px[3 * i]]++;
-        rgb[1][px[3 * i + 1]]++;
-        rgb[2][px[3 * i + 2]]++;
-    }
-    free(px);
-    return 0;
-}
-
 int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                   gf_image *out, gf_load_info *info, uint32_t (*rgb)[256])
+                   int flags, gf_image *out, gf_load_info *info)
 {
     tjhandle tj = tjInitDecompress();
-    int w, h, subsamp, colorspace, rc;
+    int w, h, subsamp, colorspace, channels, rc;
 
     info->format = "jpeg";
-    info->bits = 8;
     if (!tj)
         return gf_err(GF_EINTERNAL, name, "JPEG decoder: %s", tjGetErrorStr2(NULL));
     if (len > (unsigned long)-1 ||
@@ -100,53 +83,54 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         rc = gf_err(GF_EDATA, name, "cannot decode JPEG: %s", tjGetErrorStr2(tj));
         goto out;
     }
-    if ((rc = gf_check_size(name, "JPEG", (uint64_t)w, (uint64_t)h, lim)))
-        goto out;
     if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
-        rc = gf_err(GF_EDATA, name, "CMYK and YCCK JPEGs are not read (no luma to take)");
+        rc = gf_err(GF_EDATA, name, "CMYK and YCCK JPEGs are not read");
         goto out;
     }
+    channels = colorspace == TJCS_GRAY || (flags & GF_DECODE_LUMA) ? 1 : 3;
+    if ((rc = gf_check_size(name, "JPEG", (uint64_t)w, (uint64_t)h, channels, 8, lim)))
+        goto out;
     if (arithmetic(buf, len) == 0 && !long_enough(len, w, h)) {
         rc = gf_err(GF_EDATA, name, "JPEG of %zu bytes is too short for %dx%d pixels", len, w, h);
         goto out;
     }
-    info->channels = colorspace == TJCS_GRAY ? 1 : 3;
     info->orientation = gf_jpeg_orientation(buf, len);
-    if ((rc = gf_image_alloc(out, w, h)))
+    if ((rc = gf_image_alloc(out, w, h, channels, 8)))
         goto out;
-    if (tjDecompress2(tj, buf, (unsigned long)len, out->data, w, (int)out->stride, h, TJPF_GRAY,
-                      DECODE_FLAGS)) {
+    if (tjDecompress2(tj, buf, (unsigned long)len, out->data, w, (int)out->stride, h,
+                      channels == 1 ? TJPF_GRAY : TJPF_RGB, DECODE_FLAGS)) {
         rc = gf_err(GF_EDATA, name, "cannot decode JPEG: %s", tjGetErrorStr2(tj));
         goto out;
     }
-    if (rgb && info->channels == 3)
-        rc = count_rgb(tj, name, buf, len, w, h, rgb);
 out:
     tjDestroy(tj);
     return rc;
 }
 
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int *width,
-                          int *height, gf_load_info *info)
+int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
+                          int *width, int *height, int *subsamp, gf_load_info *info)
 {
     tjhandle tj;
-    int subsamp, colorspace, ok;
+    int colorspace, ok, channels = 1;
 
     if (len < 4 || buf[0] != 0xff || buf[1] != 0xd8 || buf[2] != 0xff || buf[len - 2] != 0xff ||
         buf[len - 1] != 0xd9 || arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
         return 0;
     ok = len <= (unsigned long)-1 &&
-         tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, &subsamp, &colorspace) ==
+         tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, subsamp, &colorspace) ==
              0 &&
-         (colorspace == TJCS_YCbCr || colorspace == TJCS_GRAY) &&
-         gf_check_size(NULL, "JPEG", (uint64_t)*width, (uint64_t)*height, lim) == 0 &&
+         (colorspace == TJCS_YCbCr || colorspace == TJCS_GRAY);
+    if (ok)
+        channels = colorspace == TJCS_GRAY || (flags & GF_DECODE_LUMA) ? 1 : 3;
+    ok = ok &&
+         gf_check_size(NULL, "JPEG", (uint64_t)*width, (uint64_t)*height, channels, 8, lim) == 0 &&
          long_enough(len, *width, *height);
     tjDestroy(tj);
     if (!ok)
         return 0;
     memset(info, 0, sizeof *info);
     info->format = "jpeg";
-    info->channels = colorspace == TJCS_GRAY ? 1 : 3;
+    info->channels = channels;
     info->bits = 8;
     info->orientation = gf_jpeg_orientation(buf, len);
     return 1;
@@ -161,8 +145,9 @@ int gf_encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t 
 
     if (!tj)
         return gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(NULL));
-    if (tjCompress2(tj, im->data, im->width, (int)im->stride, im->height, TJPF_GRAY, &buf, &size,
-                    TJSAMP_GRAY, quality, 0)) {
+    if (tjCompress2(tj, im->data, im->width, (int)im->stride, im->height,
+                    im->channels == 1 ? TJPF_GRAY : TJPF_RGB, &buf, &size,
+                    im->channels == 1 ? TJSAMP_GRAY : TJSAMP_420, quality, 0)) {
         rc = gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(tj));
     } else if (!(*out = malloc(size ? size : 1))) {
         rc = gf_err(GF_EINTERNAL, NULL, "out of memory encoding JPEG");

@@ -59,7 +59,10 @@ int gf_report_write(const gf_stage *s, const gf_result *r, const char *path)
         s->ops->plot(s, r, &p);
         p.width = s->mods.plot_w;
         p.height = s->mods.plot_h;
-        if ((rc = gf_plot_render(&p, t == GF_REPORT_SVG, &buf, &len))) {
+        rc = gf_plot_render(&p, t == GF_REPORT_SVG, &buf, &len);
+        for (int i = 0; i < GF_PLOT_MAX_SERIES; i++)
+            free(p.owned[i]);
+        if (rc) {
             char msg[256];
             snprintf(msg, sizeof msg, "%s", gf_errmsg());
             return gf_err(rc, path, "%s", msg);

@@ -9,27 +9,27 @@
 #include "../otsu.h"
 #include "json.h"
 
-int gf_hist_percentile(const uint32_t *bins, uint64_t pixels, double p)
+int gf_hist_percentile(const uint32_t *bins, int nbins, uint64_t pixels, double p)
 {
     /* cum >= p * pixels / 100, in integers: 100 * cum >= p * pixels */
     uint64_t cum = 0;
     long double need = (long double)p * pixels;
 
-    for (int v = 0; v < 256; v++) {
+    for (int v = 0; v < nbins; v++) {
         cum += bins[v];
         if (cum && (long double)cum * 100 >= need)
             return v;
     }
-    return 255;
+    return nbins - 1;
 }
 
-void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st)
+void gf_hist_stats_compute(const uint32_t *bins, int nbins, gf_hist_stats *st)
 {
     uint64_t n = 0;
     long double sum = 0, sum2 = 0;
 
     memset(st, 0, sizeof *st);
-    for (int v = 0; v < 256; v++) {
+    for (int v = 0; v < nbins; v++) {
         n += bins[v];
         sum += (long double)v * bins[v];
         sum2 += (long double)v * v * bins[v];
@@ -37,8 +37,8 @@ void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st)
     if (n == 0)
         return;
     st->pixels = n;
-    st->min = 255;
-    for (int v = 0; v < 256; v++)
+    st->min = nbins - 1;
+    for (int v = 0; v < nbins; v++)
         if (bins[v]) {
             st->min = v < st->min ? v : st->min;
             st->max = v;
@@ -52,21 +52,21 @@ void gf_hist_stats_compute(const uint32_t *bins, gf_hist_stats *st)
         long double var = sum2 / n - (sum / n) * (sum / n);
         st->stddev = var > 0 ? (double)sqrtl(var) : 0;
     }
-    st->median = gf_hist_percentile(bins, n, 50);
-    st->p1 = gf_hist_percentile(bins, n, 1);
-    st->p5 = gf_hist_percentile(bins, n, 5);
-    st->p25 = gf_hist_percentile(bins, n, 25);
-    st->p75 = gf_hist_percentile(bins, n, 75);
-    st->p95 = gf_hist_percentile(bins, n, 95);
-    st->p99 = gf_hist_percentile(bins, n, 99);
-    for (int v = 0; v < 256; v++)
+    st->median = gf_hist_percentile(bins, nbins, n, 50);
+    st->p1 = gf_hist_percentile(bins, nbins, n, 1);
+    st->p5 = gf_hist_percentile(bins, nbins, n, 5);
+    st->p25 = gf_hist_percentile(bins, nbins, n, 25);
+    st->p75 = gf_hist_percentile(bins, nbins, n, 75);
+    st->p95 = gf_hist_percentile(bins, nbins, n, 95);
+    st->p99 = gf_hist_percentile(bins, nbins, n, 99);
+    for (int v = 0; v < nbins; v++)
         if (bins[v]) {
             double p = (double)bins[v] / (double)n;
             st->entropy -= p * log2(p);
         }
     if (st->entropy <= 0)
         st->entropy = 0; /* no -0 */
-    st->otsu = gf_otsu(bins);
+    st->otsu = gf_otsu(bins, nbins);
 }
 
 /* The statistics' names, in the order they are printed, and where each
@@ -83,13 +83,14 @@ static const struct {
 #undef F
 };
 #define NFIELDS (int)(sizeof fields / sizeof fields[0])
+_Static_assert(NFIELDS == GF_HIST_NSTATS, "GF_HIST_NSTATS");
 
 #define FIELD(st, k, T) (*(const T *)(const void *)((const char *)(st) + fields[k].off))
 
-int gf_hist_stats_kv(const gf_hist_stats *st, gf_stat *out)
+int gf_hist_stats_kv(const gf_hist_stats *st, const char *prefix, gf_stat *out)
 {
     for (int k = 0; k < NFIELDS; k++) {
-        snprintf(out[k].key, sizeof out[k].key, "%s", fields[k].key);
+        snprintf(out[k].key, sizeof out[k].key, "%s%s", prefix, fields[k].key);
         if (fields[k].type == 'u')
             snprintf(out[k].value, sizeof out[k].value, "%llu",
                      (unsigned long long)FIELD(st, k, uint64_t));

@@ -40,9 +40,10 @@ gf_row *gf_report_compare(gf_report *r, const char *step, const char *variant, d
 
 void gf_report_text(const gf_report *r, FILE *f)
 {
-    fprintf(f, "gpufilt: %s: %dx%d -> %dx%d, %s%s%s%s\n", r->input, r->width, r->height,
-            r->out_width, r->out_height, r->backend, r->device[0] ? " (" : "", r->device,
-            r->device[0] ? ")" : "");
+    fprintf(f, "gpufilt: %s: %dx%d %s -> %dx%d %s, %s%s%s%s\n", r->input, r->in.width,
+            r->in.height, gf_layout_words(r->in.channels, r->in.bits), r->out.width,
+            r->out.height, gf_layout_words(r->out.channels, r->out.bits), r->backend,
+            r->device[0] ? " (" : "", r->device, r->device[0] ? ")" : "");
     if (r->why[0])
         fprintf(f, "  backend: %s\n", r->why);
     gf_table_text(&r->steps, step_cols, NCOLS(step_cols), "  ", f);
@@ -53,9 +54,12 @@ void gf_report_text(const gf_report *r, FILE *f)
 json_t *gf_report_json(const gf_report *r)
 {
     gf_col cols[NCOLS(compare_cols)];
-    json_t *j = json_pack("{s:s,s:i,s:i,s:i,s:i,s:s,s:s}", "input", r->input, "width", r->width,
-                          "height", r->height, "out_width", r->out_width, "out_height",
-                          r->out_height, "backend", r->backend, "device", r->device);
+    json_t *j = json_pack("{s:s,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:s}", "input", r->input, "width",
+                          r->in.width, "height", r->in.height, "layout",
+                          gf_layout_name(r->in.channels, r->in.bits), "out_width", r->out.width,
+                          "out_height", r->out.height, "out_layout",
+                          gf_layout_name(r->out.channels, r->out.bits), "backend", r->backend,
+                          "device", r->device);
 
     if (!j)
         return NULL;

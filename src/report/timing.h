@@ -9,12 +9,13 @@
 
 #include <jansson.h>
 
+#include "../gf.h"
 #include "table.h"
 
 typedef struct gf_report {
     const char *input;
-    int width, height;         /* input, pixels */
-    int out_width, out_height; /* after the stages */
+    gf_shape in;               /* the decoded input */
+    gf_shape out;              /* after the stages */
     const char *backend;       /* "cuda" or "cpu" */
     char device[128];          /* GPU name, or "" */
     char why[192];             /* why this backend ran, or "" */

@@ -18,10 +18,21 @@ extern "C" {
  * largest dividend stays below 2^24 / area (division by invariant integers
  * by multiplication, Granlund and Montgomery, PLDI 1994), and the product
  * stays below 2^32 for both areas. tests/unit/test_mean.c checks every s.
- * The warp kernel's rounding. */
+ * The 8-bit warp kernel's rounding. */
 GF_HD unsigned gf_mean_div_bits(unsigned s, unsigned area)
 {
     return (s + (area - 1u) / 2u) * ((16777216u + area - 1u) / area);
+}
+
+/* The same for 16-bit sums (0 .. 65535*area): (s + (area-1)/2) *
+ * ceil(2^37 / area) >> 37 is floor((2s + area) / (2 area)), exact by the
+ * same argument (error 5 or 23 times a dividend below 2^21, under
+ * 2^37 / area); the product needs 64 bits. tests/unit/test_mean.c checks
+ * every s. */
+GF_HD unsigned gf_mean_div16(unsigned s, unsigned area)
+{
+    return (unsigned)(((unsigned long long)(s + (area - 1u) / 2u) *
+                       ((137438953472ull + area - 1u) / area)) >> 37);
 }
 
 /* The stage's parameters (gf_stage.params). */
@@ -31,27 +42,30 @@ typedef struct gf_mean_params {
 } gf_mean_params;
 
 /* Box mean of ksize x ksize (3 or 5) over in -> out (host memory, both
- * width x height, any strides; out allocated by the caller). Each pixel is
- * the nearest integer to sum/area, computed exactly as
+ * width x height of one layout, any strides; out allocated by the caller),
+ * each channel on its own, alpha included (as OpenCV's cv::blur). Each
+ * sample is the nearest integer to sum/area, computed exactly as
  * floor((2*sum + area) / (2*area)) with area = ksize^2; for odd areas no
- * exact .5 exists, so this equals OpenCV's cv::blur on 8-bit images. The
- * window reads the padded image `border` defines (border.h); every pixel,
- * border included, is written. in and out must not overlap.
+ * exact .5 exists, so this equals cv::blur on 8- and 16-bit images. The
+ * window reads the padded image `border` defines (border.h; a constant
+ * border pads every channel with its value); every pixel, border included,
+ * is written. in and out must not overlap.
  * gf_mean_gold sums each window directly, by the definition: the reference.
  * gf_mean_cpu is the CPU backend's fast path: column sums then a sliding row
  * sum, parallel over rows (OpenMP); it equals the gold bit for bit.
- * Returns 0, or GF_EINTERNAL for a bad ksize or size, or out of memory. */
+ * Returns 0, or GF_EINTERNAL for a bad ksize, size or layout, or out of
+ * memory. */
 int gf_mean_gold(const gf_image *in, gf_image *out, int ksize, gf_border border);
 int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border);
 
-/* CUDA launchers (cuda/mean.cu), as gf_launch_fn: `global` (one thread per
- * pixel reading its window from global memory, the box-mean seed's
- * non-shared kernel completed to every pixel) and `shared` (128x64-pixel
- * tiles staged with their halo in shared memory and summed separably, 4x8
- * pixels per thread) and `warp` (no shared memory: a warp slides down a
- * strip 480 pixels wide, 16 columns a lane, with 16-byte loads and stores,
- * neighbours' bytes by shuffle and packed 16-bit sums in registers). A
- * side may not exceed 65535. */
+/* CUDA launchers (cuda/mean.cu), as gf_launch_fn, for every layout:
+ * `global` (one thread per pixel reading its window from global memory,
+ * the box-mean seed's non-shared kernel completed to every pixel),
+ * `shared` (tiles staged with their halo in shared memory and summed
+ * separably) and `warp` (no shared memory: a warp slides down a strip, each
+ * lane 16 bytes wide, with 16-byte loads and stores, neighbours' columns by
+ * shuffle and the sums in registers; mean_warp_8u for 8-bit layouts,
+ * mean_warp_16u for 16-bit). A side may not exceed 65535. */
 int gf_mean_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_mean_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_mean_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);

@@ -19,26 +19,32 @@ static int check_size(const gf_image *in, const gf_image *out, gf_orient_op op)
 {
     const int sw = gf_orient_swaps(op);
 
-    if (out->width != (sw ? in->height : in->width) || out->height != (sw ? in->width : in->height))
-        return gf_err(GF_EINTERNAL, NULL, "orient: output is %dx%d for a %dx%d input",
-                      out->width, out->height, in->width, in->height);
+    if (out->width != (sw ? in->height : in->width) ||
+        out->height != (sw ? in->width : in->height) || out->channels != in->channels ||
+        out->bits != in->bits)
+        return gf_err(GF_EINTERNAL, NULL, "orient: output is %dx%d %s for a %dx%d %s input",
+                      out->width, out->height, gf_layout_name(out->channels, out->bits),
+                      in->width, in->height, gf_layout_name(in->channels, in->bits));
     return 0;
 }
 
 int gf_orient_gold(const gf_image *in, gf_image *out, gf_orient_op op)
 {
+    const size_t px = GF_PIXEL_BYTES(in->channels, in->bits);
     int rc = check_size(in, out, op);
 
     for (int y = 0; rc == 0 && y < in->height; y++)
         for (int x = 0; x < in->width; x++) {
             int ox, oy;
             gf_orient_dest(op, x, y, in->width, in->height, &ox, &oy);
-            out->data[(size_t)oy * out->stride + ox] = in->data[(size_t)y * in->stride + x];
+            memcpy(out->data + (size_t)oy * out->stride + (size_t)ox * px,
+                   in->data + (size_t)y * in->stride + (size_t)x * px, px);
         }
     return rc;
 }
 
-/* Reverses n bytes: dst[i] = src[n - 1 - i]. */
+/* Reverses n pixels of P bytes: pixel i of dst is pixel n - 1 - i of src.
+ * P is a constant in each copy, so a pixel is one move (or three). */
 GF_CLONES static void reverse_bytes(const unsigned char *restrict src, unsigned char *restrict dst,
                                     int n)
 {
@@ -46,31 +52,61 @@ GF_CLONES static void reverse_bytes(const unsigned char *restrict src, unsigned 
         dst[i] = src[n - 1 - i];
 }
 
+#define REVERSE_PX(P)                                                                         \
+    GF_CLONES static void reverse_px##P(const unsigned char *restrict src,                    \
+                                        unsigned char *restrict dst, int n)                   \
+    {                                                                                         \
+        for (int i = 0; i < n; i++)                                                           \
+            memcpy(dst + (size_t)i * (P), src + (size_t)(n - 1 - i) * (P), (P));              \
+    }
+REVERSE_PX(2)
+REVERSE_PX(3)
+REVERSE_PX(4)
+REVERSE_PX(6)
+REVERSE_PX(8)
+
+typedef void (*reverse_fn)(const unsigned char *restrict, unsigned char *restrict, int);
+
+/* The pixel reversal for pixels of px bytes (1, 2, 3, 4, 6 or 8). */
+static reverse_fn reverser(size_t px)
+{
+    switch (px) {
+    case 1: return reverse_bytes;
+    case 2: return reverse_px2;
+    case 3: return reverse_px3;
+    case 4: return reverse_px4;
+    case 6: return reverse_px6;
+    default: return reverse_px8;
+    }
+}
+
 /* Copies a row in 64-byte pieces that the compiler inlines as vector
  * moves, rather than a memcpy call per row (glibc may take rows of this
  * size with `rep movsb`, slow on some processors). */
 GF_CLONES static void copy_row(const unsigned char *restrict src, unsigned char *restrict dst,
-                               int n)
+                               size_t n)
 {
-    int i = 0;
+    size_t i = 0;
     for (; i + 64 <= n; i += 64)
         memcpy(dst + i, src + i, 64);
-    memcpy(dst + i, src + i, (size_t)(n - i));
+    memcpy(dst + i, src + i, n - i);
 }
 
 /* Flip, flop, rotate 180: whole rows, copied or reversed. */
 static void mirror_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
 {
     const int w = in->width, h = in->height;
+    const size_t px = GF_PIXEL_BYTES(in->channels, in->bits);
+    const reverse_fn reverse = reverser(px);
 
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(w, h))
     for (int y = 0; y < h; y++) {
         const unsigned char *src = in->data + (size_t)(op == GF_FLOP ? y : h - 1 - y) * in->stride;
         unsigned char *dst = out->data + (size_t)y * out->stride;
         if (op == GF_FLIP)
-            copy_row(src, dst, w);
+            copy_row(src, dst, (size_t)w * px);
         else
-            reverse_bytes(src, dst, w);
+            reverse(src, dst, w);
     }
 }
 
@@ -109,9 +145,9 @@ static void transpose16(__m128i v[16])
 
 /* The ops that swap the axes: output pixel (i, j) is input
  * (sx(j), sy(i)), sx(j) = j or w-1-j (revx), sy(i) = i or h-1-i (revy).
- * Whole 16x16 blocks go through registers (SSE2); the strips at the edges,
- * pixel by pixel. */
-static void swap_cpu(const gf_image *in, gf_image *out, int revx, int revy)
+ * 8u_C1: whole 16x16 blocks go through registers (SSE2); the strips at the
+ * edges, pixel by pixel. */
+static void swap_cpu_8u(const gf_image *in, gf_image *out, int revx, int revy)
 {
     const int w = in->width, h = in->height, bw = w / 16 * 16, bh = h / 16 * 16;
 
@@ -144,8 +180,35 @@ static void swap_cpu(const gf_image *in, gf_image *out, int revx, int revy)
     }
 }
 
+/* The same for pixels of P bytes: BLOCK x BLOCK tiles, so that the input's
+ * rows and the output's both stay in the cache while a tile moves; a pixel
+ * is one fixed-size move. */
+#define BLOCK 32
+#define SWAP_PX(P)                                                                            \
+    GF_CLONES static void swap_px##P(const gf_image *in, gf_image *out, int revx, int revy)    \
+    {                                                                                         \
+        const int w = in->width, h = in->height;                                              \
+        _Pragma("omp parallel for schedule(static) if (GF_PARALLEL(w, h))")                   \
+        for (int j0 = 0; j0 < w; j0 += BLOCK)                                                 \
+            for (int i0 = 0; i0 < h; i0 += BLOCK)                                             \
+                for (int j = j0; j < j0 + BLOCK && j < w; j++) {                              \
+                    unsigned char *dst = out->data + (size_t)j * out->stride;                 \
+                    const unsigned char *src = in->data + (size_t)(revx ? w - 1 - j : j) * (P); \
+                    for (int i = i0; i < i0 + BLOCK && i < h; i++)                            \
+                        memcpy(dst + (size_t)i * (P),                                         \
+                               src + (size_t)(revy ? h - 1 - i : i) * in->stride, (P));       \
+                }                                                                             \
+    }
+SWAP_PX(2)
+SWAP_PX(3)
+SWAP_PX(4)
+SWAP_PX(6)
+SWAP_PX(8)
+
 int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
 {
+    static void (*const swappers[9])(const gf_image *, gf_image *, int, int) = {
+        NULL, swap_cpu_8u, swap_px2, swap_px3, swap_px4, NULL, swap_px6, NULL, swap_px8};
     int rc = check_size(in, out, op);
 
     if (rc)
@@ -153,8 +216,9 @@ int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
     if (!gf_orient_swaps(op))
         mirror_cpu(in, out, op);
     else
-        swap_cpu(in, out, op == GF_TRANSVERSE || op == GF_ROTATE270,
-                 op == GF_TRANSVERSE || op == GF_ROTATE90);
+        swappers[GF_PIXEL_BYTES(in->channels, in->bits)](
+            in, out, op == GF_TRANSVERSE || op == GF_ROTATE270,
+            op == GF_TRANSVERSE || op == GF_ROTATE90);
     return 0;
 }
 
@@ -167,11 +231,14 @@ static void orient_label(const gf_stage *s, char *buf, size_t n)
     snprintf(buf, n, "%s", op_labels[GF_CPARAMS(s, gf_orient_params)->op]);
 }
 
-static void orient_out_size(const gf_stage *s, int w, int h, int *ow, int *oh)
+static void orient_out_shape(const gf_stage *s, const gf_shape *in, gf_shape *out)
 {
-    int sw = gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op);
-    *ow = sw ? h : w;
-    *oh = sw ? w : h;
+    const int sw = gf_orient_swaps(GF_CPARAMS(s, gf_orient_params)->op);
+    const gf_shape src = *in;
+
+    *out = src;
+    out->width = sw ? src.height : src.width;
+    out->height = sw ? src.width : src.height;
 }
 
 static int orient_gold(const gf_stage *s, const gf_image *in, gf_image *out)
@@ -289,7 +356,8 @@ const gf_stage_ops gf_stage_transpose = {
     .variants = transpose_variants,
     .defaults = transpose_defaults,
     .label = orient_label,
-    .out_size = orient_out_size,
+    .out_shape = orient_out_shape,
+    .layouts = GF_LAYOUTS_ALL,
     .gold = orient_gold,
     .cpu = orient_cpu,
     .config = transpose_config,
@@ -302,7 +370,8 @@ const gf_stage_ops gf_stage_mirror = {
     .variants = mirror_variants,
     .defaults = mirror_defaults,
     .label = orient_label,
-    .out_size = orient_out_size,
+    .out_shape = orient_out_shape,
+    .layouts = GF_LAYOUTS_ALL,
     .gold = orient_gold,
     .cpu = orient_cpu,
     .config = mirror_config,

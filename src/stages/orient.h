@@ -56,27 +56,33 @@ void gf_orient_dest(gf_orient_op op, int x, int y, int w, int h, int *ox, int *o
     }
 }
 
-/* in (host, w x h, any stride) -> out (host, allocated by the caller with
- * the output size, any stride). gf_orient_gold moves one pixel at a time by
- * gf_orient_dest: the reference. gf_orient_cpu is the CPU backend's path:
- * cache-blocked, parallel over blocks of rows (OpenMP); equal to the gold.
- * Returns 0, or GF_EINTERNAL on a size mismatch. */
+/* in (host, w x h of any layout, any stride) -> out (host, allocated by
+ * the caller with the output size and the same layout, any stride): whole
+ * pixels move, their samples in order. gf_orient_gold moves one pixel at a
+ * time by gf_orient_dest: the reference. gf_orient_cpu is the CPU backend's
+ * path: cache-blocked, parallel over blocks of rows (OpenMP); equal to the
+ * gold. Returns 0, or GF_EINTERNAL on a size or layout mismatch. */
 int gf_orient_gold(const gf_image *in, gf_image *out, gf_orient_op op);
 int gf_orient_cpu(const gf_image *in, gf_image *out, gf_orient_op op);
 
 /* The stage that op belongs to: gf_stage_transpose or gf_stage_mirror. */
 const gf_stage_ops *gf_orient_stage(gf_orient_op op);
 
-/* CUDA launchers (cuda/orient.cu), as gf_launch_fn. `global`: one thread per
- * input pixel, reads coalesced, writes scattered (the naive transpose of
- * seed 2), for every op. `shared` (the ops that swap the axes): 64x64-byte
- * tiles staged in shared memory with one byte of row padding against bank
- * conflicts, so reads and writes are both coalesced 4-byte words (seed 2's
- * tiled transpose, for bytes). `vector`, 16-byte loads and stores: for the
- * ops that swap the axes, 128x128 tiles staged as words in shared memory
+/* CUDA launchers (cuda/orient.cu), as gf_launch_fn, for every layout (a
+ * pixel of 1 to 8 bytes). `global`: one thread per input pixel, reads
+ * coalesced, writes scattered (the naive transpose of seed 2), for every
+ * op. `shared` (the ops that swap the axes): tiles of 64x64 bytes of
+ * 8u_C1, or of pixels, staged in shared memory with padding against bank
+ * conflicts, so reads and writes are both coalesced (seed 2's tiled
+ * transpose). `vector`, 16-byte loads and stores: for 8u_C1 and the ops
+ * that swap the axes, 128x128 tiles staged as words in shared memory
  * (swizzled against bank conflicts) and transposed 4x4 bytes at a time in
- * registers; for the mirrors, a lane reverses one aligned 16-byte vector
- * and its neighbour's (by shuffle) with funnel shifts and byte permutes. */
+ * registers; for other layouts, tiles of pixels staged in shared memory
+ * and each output row's 16-byte vectors gathered from it; for flip, rows
+ * copied 16 bytes a lane; for flop and rotate 180 of 8u_C1, a lane reverses
+ * one aligned 16-byte vector and its neighbour's (by shuffle) with funnel
+ * shifts and byte permutes, and of other layouts, a row's pixels staged in
+ * shared memory and gathered reversed. */
 int gf_orient_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_orient_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_orient_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);

@@ -13,39 +13,50 @@ extern const gf_stage_ops gf_stage_colsum, gf_stage_rowsum;
 
 int gf_colsum_gold(const gf_image *in, uint32_t *sums)
 {
-    for (int x = 0; x < in->width; x++) {
-        uint32_t s = 0;
-        for (int y = 0; y < in->height; y++)
-            s += in->data[(size_t)y * in->stride + x];
-        sums[x] = s;
-    }
+    for (int x = 0; x < in->width; x++)
+        for (int c = 0; c < in->channels; c++) {
+            uint32_t s = 0;
+            for (int y = 0; y < in->height; y++)
+                s += gf_sample(in, x, y, c);
+            sums[(size_t)x * in->channels + c] = s;
+        }
     return 0;
 }
 
-/* Adds a row into 32-bit sums (vectorised: widening adds). */
-GF_CLONES static void add_row(const unsigned char *restrict row, uint32_t *restrict sums, int w)
+/* Adds a row of n samples into 32-bit sums (vectorised: widening adds). */
+GF_CLONES static void add_row(const unsigned char *restrict row, uint32_t *restrict sums, size_t n)
 {
-    for (int x = 0; x < w; x++)
+    for (size_t x = 0; x < n; x++)
         sums[x] += row[x];
 }
 
+GF_CLONES static void add_row16(const unsigned char *restrict row, uint32_t *restrict sums,
+                                size_t n)
+{
+    const uint16_t *restrict r = (const uint16_t *)(const void *)row;
+    for (size_t x = 0; x < n; x++)
+        sums[x] += r[x];
+}
+
+/* The image as one channel of width x channels samples: its column sums are
+ * the channels' columns', in the same order. */
 int gf_colsum_cpu(const gf_image *in, uint32_t *sums)
 {
-    const int w = in->width;
+    const size_t n = (size_t)in->width * (size_t)in->channels;
     int failed = 0;
 
-    memset(sums, 0, (size_t)w * sizeof *sums);
-#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(w, in->height))
+    memset(sums, 0, n * sizeof *sums);
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(n, in->height))
     {
-        uint32_t *part = calloc((size_t)w, sizeof *part); /* this thread's band of rows */
+        uint32_t *part = calloc(n, sizeof *part); /* this thread's band of rows */
         if (!part)
             failed = 1;
 #pragma omp for schedule(static) nowait
         for (int y = 0; y < in->height; y++)
             if (part)
-                add_row(in->data + (size_t)y * in->stride, part, w);
+                (in->bits == 8 ? add_row : add_row16)(in->data + (size_t)y * in->stride, part, n);
 #pragma omp critical
-        for (int x = 0; part && x < w; x++)
+        for (size_t x = 0; part && x < n; x++)
             sums[x] += part[x];
         free(part);
     }
@@ -54,12 +65,13 @@ int gf_colsum_cpu(const gf_image *in, uint32_t *sums)
 
 int gf_rowsum_gold(const gf_image *in, uint32_t *sums)
 {
-    for (int y = 0; y < in->height; y++) {
-        uint32_t s = 0;
-        for (int x = 0; x < in->width; x++)
-            s += in->data[(size_t)y * in->stride + x];
-        sums[y] = s;
-    }
+    for (int y = 0; y < in->height; y++)
+        for (int c = 0; c < in->channels; c++) {
+            uint32_t s = 0;
+            for (int x = 0; x < in->width; x++)
+                s += gf_sample(in, x, y, c);
+            sums[(size_t)y * in->channels + c] = s;
+        }
     return 0;
 }
 
@@ -85,11 +97,44 @@ GF_CLONES static uint32_t row_total(const unsigned char *restrict row, int w)
     return (uint32_t)t;
 }
 
+/* A row's sum per channel for C channels of type T: C accumulators over
+ * the pixels (64-bit, so a block of pixels never overflows), each channel's
+ * total mod 2^32 as the gold's uint32_t sums are. */
+#define ROW_TOTALS(NAME, T, C)                                                                \
+    GF_CLONES static void NAME(const unsigned char *restrict row, int w, uint32_t *out)       \
+    {                                                                                         \
+        const T *restrict r = (const T *)(const void *)row;                                   \
+        uint64_t t[C] = {0};                                                                  \
+        for (int x = 0; x < w; x++)                                                           \
+            for (int c = 0; c < (C); c++)                                                     \
+                t[c] += r[(size_t)x * (C) + c];                                               \
+        for (int c = 0; c < (C); c++)                                                         \
+            out[c] = (uint32_t)t[c];                                                          \
+    }
+ROW_TOTALS(row_totals_8_2, uint8_t, 2)
+ROW_TOTALS(row_totals_8_3, uint8_t, 3)
+ROW_TOTALS(row_totals_8_4, uint8_t, 4)
+ROW_TOTALS(row_totals_16_1, uint16_t, 1)
+ROW_TOTALS(row_totals_16_2, uint16_t, 2)
+ROW_TOTALS(row_totals_16_3, uint16_t, 3)
+ROW_TOTALS(row_totals_16_4, uint16_t, 4)
+
+static void row_totals_8_1(const unsigned char *restrict row, int w, uint32_t *out)
+{
+    out[0] = row_total(row, w);
+}
+
 int gf_rowsum_cpu(const gf_image *in, uint32_t *sums)
 {
+    static void (*const fns[2][4])(const unsigned char *restrict, int, uint32_t *) = {
+        {row_totals_8_1, row_totals_8_2, row_totals_8_3, row_totals_8_4},
+        {row_totals_16_1, row_totals_16_2, row_totals_16_3, row_totals_16_4}};
+    void (*fn)(const unsigned char *restrict, int, uint32_t *) =
+        fns[in->bits / 16][in->channels - 1];
+
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(in->width, in->height))
     for (int y = 0; y < in->height; y++)
-        sums[y] = row_total(in->data + (size_t)y * in->stride, in->width);
+        fn(in->data + (size_t)y * in->stride, in->width, sums + (size_t)y * in->channels);
     return 0;
 }
 
@@ -103,9 +148,9 @@ static void project_label(const gf_stage *s, char *buf, size_t n)
     snprintf(buf, n, "%s", is_col(s) ? "colsum" : "rowsum");
 }
 
-static size_t project_len(const gf_stage *s, int w, int h)
+static size_t project_len(const gf_stage *s, const gf_shape *in)
 {
-    return (size_t)(is_col(s) ? w : h);
+    return (size_t)(is_col(s) ? in->width : in->height) * (size_t)in->channels;
 }
 
 static int project_gold(const gf_stage *s, const gf_image *in, uint32_t *sums)
@@ -118,36 +163,96 @@ static int project_cpu(const gf_stage *s, const gf_image *in, uint32_t *sums)
     return (is_col(s) ? gf_colsum_cpu : gf_rowsum_cpu)(in, sums);
 }
 
+/* Sums per index: one channel, index,sum,mean as gray images always had;
+ * several, index, a sum column per channel named for it, then a mean per
+ * channel (index,red,green,blue,red_mean,green_mean,blue_mean). */
 static void project_csv(const gf_stage *s, const gf_result *r, FILE *f)
 {
-    const double count = is_col(s) ? r->height : r->width; /* pixels per sum */
+    const double count = is_col(s) ? r->shape.height : r->shape.width; /* pixels per sum */
+    const int ch = r->shape.channels;
+    const size_t n = r->n / (size_t)ch;
 
-    fputs("index,sum,mean\n", f);
-    for (size_t i = 0; i < r->n; i++)
-        fprintf(f, "%zu,%u,%.4f\n", i, r->vals[i], r->vals[i] / count);
+    if (ch == 1) {
+        fputs("index,sum,mean\n", f);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%zu,%u,%.4f\n", i, r->vals[i], r->vals[i] / count);
+        return;
+    }
+    fputs("index", f);
+    for (int c = 0; c < ch; c++)
+        fprintf(f, ",%s", gf_channel_name(ch, c));
+    for (int c = 0; c < ch; c++)
+        fprintf(f, ",%s_mean", gf_channel_name(ch, c));
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%zu", i);
+        for (int c = 0; c < ch; c++)
+            fprintf(f, ",%u", r->vals[i * ch + c]);
+        for (int c = 0; c < ch; c++)
+            fprintf(f, ",%.4f", r->vals[i * ch + c] / count);
+        fputc('\n', f);
+    }
 }
 
+/* axis, width, height, bits, channels; then total and sums: for one
+ * channel an integer and an array, as gray images always had; for several,
+ * objects keyed by channel name. */
 static json_t *project_json(const gf_stage *s, const gf_result *r)
 {
-    json_t *sums = json_array();
-    unsigned long long total = 0;
+    const int ch = r->shape.channels;
+    const size_t n = r->n / (size_t)ch;
+    json_t *names = json_array(), *sums = ch == 1 ? NULL : json_object(),
+           *totals = ch == 1 ? NULL : json_object();
 
-    for (size_t i = 0; i < r->n; i++) {
-        total += r->vals[i];
-        json_array_append_new(sums, json_integer(r->vals[i]));
+    for (int c = 0; c < ch; c++) {
+        json_t *a = json_array();
+        unsigned long long total = 0;
+        for (size_t i = 0; i < n; i++) {
+            total += r->vals[i * ch + c];
+            json_array_append_new(a, json_integer(r->vals[i * ch + c]));
+        }
+        json_array_append_new(names, json_string(gf_channel_name(ch, c)));
+        if (ch == 1) {
+            sums = a;
+            totals = json_integer((json_int_t)total);
+        } else {
+            json_object_set_new(sums, gf_channel_name(ch, c), a);
+            json_object_set_new(totals, gf_channel_name(ch, c), json_integer((json_int_t)total));
+        }
     }
-    return json_pack("{s:s,s:i,s:i,s:I,s:o}", "axis", is_col(s) ? "column" : "row", "width",
-                     r->width, "height", r->height, "total", (json_int_t)total, "sums", sums);
+    return json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:o}", "axis", is_col(s) ? "column" : "row",
+                     "width", r->shape.width, "height", r->shape.height, "bits", r->shape.bits,
+                     "channels", names, "total", totals, "sums", sums);
 }
 
+/* A line a channel, coloured as its name says (values gathered per channel
+ * into the plot's own arrays: the result interleaves them). */
 static void project_plot(const gf_stage *s, const gf_result *r, gf_plot *p)
 {
-    p->n = r->n;
-    p->x_max = (int)r->n - 1;
-    p->series[0] = (gf_plot_series){NULL, r->vals, {31, 119, 180}, 0};
-    p->nseries = 1;
-    snprintf(p->title, sizeof p->title, "%s sums of %s (%dx%d)", is_col(s) ? "Column" : "Row",
-             r->input ? r->input : "-", r->width, r->height);
+    static const unsigned char gray[3] = {31, 119, 180}, alpha[3] = {150, 150, 150},
+                               rgb[3][3] = {{214, 39, 40}, {44, 160, 44}, {31, 119, 180}};
+    const int ch = r->shape.channels;
+    const size_t n = r->n / (size_t)ch;
+
+    p->n = n;
+    p->x_max = (int)n - 1;
+    p->nseries = 0;
+    for (int c = 0; c < ch; c++) {
+        uint32_t *v = malloc(n * sizeof *v);
+        const int is_alpha = (ch == 2 || ch == 4) && c == ch - 1;
+        const unsigned char *col = is_alpha ? alpha : ch <= 2 ? gray : rgb[c];
+        if (!v)
+            break;
+        for (size_t i = 0; i < n; i++)
+            v[i] = r->vals[i * ch + c];
+        p->owned[p->nseries] = v;
+        p->series[p->nseries++] = (gf_plot_series){ch == 1 ? NULL : gf_channel_name(ch, c), v,
+                                                   {col[0], col[1], col[2]}, 0};
+    }
+    snprintf(p->title, sizeof p->title, "%s sums of %s (%dx%d%s%s)",
+             is_col(s) ? "Column" : "Row", r->input ? r->input : "-", r->shape.width,
+             r->shape.height, ch == 1 && r->shape.bits == 8 ? "" : ", ",
+             ch == 1 && r->shape.bits == 8 ? "" : gf_layout_words(ch, r->shape.bits));
     p->x_title = is_col(s) ? "column" : "row";
     p->y_title = "sum";
 }
@@ -215,6 +320,7 @@ const gf_stage_ops gf_stage_colsum = {
     .to_json = project_json,
     .plot = project_plot,
     .config = project_config,
+    .layouts = GF_LAYOUTS_ALL,
 };
 
 const gf_stage_ops gf_stage_rowsum = {
@@ -232,4 +338,5 @@ const gf_stage_ops gf_stage_rowsum = {
     .to_json = project_json,
     .plot = project_plot,
     .config = project_config,
+    .layouts = GF_LAYOUTS_ALL,
 };

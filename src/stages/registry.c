@@ -4,6 +4,8 @@
 #include "../stage.h"
 
 #define GF_STAGES(X) \
+    X(gray)          \
+    X(depth)         \
     X(mean)          \
     X(threshold)     \
     X(transpose)     \

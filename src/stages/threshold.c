@@ -2,6 +2,7 @@
 #include "threshold.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../otsu.h"
@@ -11,27 +12,38 @@ _Static_assert(sizeof(gf_threshold_params) <= GF_STAGE_PARAMS, "threshold params
 
 static int check_size(const gf_image *in, const gf_image *out, int t)
 {
-    if (out->width != in->width || out->height != in->height || t < 0 || t > 255)
+    if (out->width != in->width || out->height != in->height || out->channels != in->channels ||
+        out->bits != in->bits || t < 0 || (unsigned)t > gf_sample_max(in->bits))
         return gf_err(GF_EINTERNAL, NULL, "threshold: bad arguments (t %d)", t);
     return 0;
 }
 
 int gf_threshold_gold(const gf_image *in, gf_image *out, int t)
 {
+    const unsigned max = gf_sample_max(in->bits);
     int rc = check_size(in, out, t);
 
     for (int y = 0; rc == 0 && y < in->height; y++)
         for (int x = 0; x < in->width; x++)
-            out->data[(size_t)y * out->stride + x] =
-                in->data[(size_t)y * in->stride + x] > t ? 255 : 0;
+            for (int c = 0; c < in->channels; c++)
+                gf_sample_set(out, x, y, c, gf_sample(in, x, y, c) > (unsigned)t ? max : 0);
     return rc;
 }
 
 GF_CLONES static void threshold_row(const unsigned char *restrict src, unsigned char *restrict dst,
-                                    int w, unsigned char t)
+                                    size_t w, unsigned char t)
 {
-    for (int x = 0; x < w; x++) /* vectorised: a compare gives 0x00 or 0xff */
+    for (size_t x = 0; x < w; x++) /* vectorised: a compare gives 0x00 or 0xff */
         dst[x] = (unsigned char)-(src[x] > t);
+}
+
+GF_CLONES static void threshold_row16(const unsigned char *restrict src,
+                                      unsigned char *restrict dst, size_t w, uint16_t t)
+{
+    const uint16_t *restrict s = (const uint16_t *)(const void *)src;
+    uint16_t *restrict d = (uint16_t *)(void *)dst;
+    for (size_t x = 0; x < w; x++)
+        d[x] = (uint16_t)-(s[x] > t);
 }
 
 #ifdef __SSE2__
@@ -41,10 +53,10 @@ GF_CLONES static void threshold_row(const unsigned char *restrict src, unsigned 
  * row is written with non-temporal stores, which skip reading the output's
  * lines into the cache first (a third of the memory traffic). */
 static void threshold_row_stream(const unsigned char *restrict src, unsigned char *restrict dst,
-                                 int w, unsigned char t)
+                                 size_t w, unsigned char t)
 {
     const __m128i bias = _mm_set1_epi8((char)0x80), tt = _mm_set1_epi8((char)(t ^ 0x80));
-    int x = (int)((16 - ((uintptr_t)dst & 15)) & 15);
+    size_t x = (16 - ((uintptr_t)dst & 15)) & 15;
 
     if (x > w)
         x = w;
@@ -63,44 +75,54 @@ static void threshold_row_stream(const unsigned char *restrict src, unsigned cha
 
 int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
 {
-    const int w = in->width;
-    const unsigned char tt = (unsigned char)t;
+    const size_t n = (size_t)in->width * (size_t)in->channels; /* samples a row */
+    const int h = in->height;
     int rc = check_size(in, out, t);
 
     if (rc)
         return rc;
+    if (in->bits == 16) {
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
+        for (int y = 0; y < h; y++)
+            threshold_row16(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride,
+                            n, (uint16_t)t);
+        return 0;
+    }
 #ifdef __SSE2__
-    if ((uint64_t)w * (uint64_t)in->height >= STREAM_BYTES / 2) {
-#pragma omp parallel for schedule(static) if (GF_PARALLEL(w, in->height))
-        for (int y = 0; y < in->height; y++)
+    if ((uint64_t)n * (uint64_t)h >= STREAM_BYTES / 2) {
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
+        for (int y = 0; y < h; y++)
             threshold_row_stream(in->data + (size_t)y * in->stride,
-                                 out->data + (size_t)y * out->stride, w, tt);
+                                 out->data + (size_t)y * out->stride, n, (unsigned char)t);
         _mm_sfence(); /* the streamed stores before anything reads them */
         return 0;
     }
 #endif
-#pragma omp parallel for schedule(static) if (GF_PARALLEL(w, in->height))
-    for (int y = 0; y < in->height; y++)
-        threshold_row(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, w,
-                      tt);
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
+    for (int y = 0; y < h; y++)
+        threshold_row(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, n,
+                      (unsigned char)t);
     return 0;
 }
 
 /* The threshold s applies to in: T, or Otsu's from in's histogram (taken
- * with the gold or the fast histogram). */
+ * with the gold or the fast histogram; in has one channel). */
 static int level(const gf_stage *s, const gf_image *in, int gold, int *t)
 {
     const gf_threshold_params *p = GF_CPARAMS(s, gf_threshold_params);
-    uint32_t bins[256];
+    const int nbins = gf_hist_bins(in->bits);
+    uint32_t *bins;
     int rc;
 
     *t = p->t;
     if (!p->otsu)
         return 0;
-    if ((rc = (gold ? gf_hist_gold : gf_hist_cpu)(in, bins)))
-        return rc;
-    *t = gf_otsu(bins);
-    return 0;
+    if (!(bins = malloc((size_t)nbins * sizeof *bins)))
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    if ((rc = (gold ? gf_hist_gold : gf_hist_cpu)(in, bins)) == 0)
+        *t = gf_otsu(bins, nbins);
+    free(bins);
+    return rc;
 }
 
 static int run(const gf_stage *s, const gf_image *in, gf_image *out, int gold)
@@ -130,10 +152,30 @@ static void threshold_label(const gf_stage *s, char *buf, size_t n)
         snprintf(buf, n, "threshold %d", p->t);
 }
 
-/* Otsu reads the image twice (histogram, then threshold) and writes it once. */
-static double threshold_bytes(const gf_stage *s, int w, int h)
+/* Otsu takes one channel; T must be a sample of the image. */
+static int threshold_check(const gf_stage *s, const gf_shape *in)
 {
-    return (GF_CPARAMS(s, gf_threshold_params)->otsu ? 3.0 : 2.0) * w * h;
+    const gf_threshold_params *p = GF_CPARAMS(s, gf_threshold_params);
+
+    if (p->otsu && in->channels != 1)
+        return gf_err(GF_EUSAGE, NULL,
+                      "--threshold otsu takes one channel, not %s (%s): put --gray before it",
+                      gf_layout_words(in->channels, in->bits),
+                      gf_layout_name(in->channels, in->bits));
+    if (!p->otsu && (unsigned)p->t > gf_sample_max(in->bits))
+        return gf_err(GF_EUSAGE, NULL,
+                      "--threshold %d is above %u, the largest sample of a %s image: put "
+                      "--depth 16 before it, or give a level in 0..%u",
+                      p->t, gf_sample_max(in->bits), gf_layout_words(in->channels, in->bits),
+                      gf_sample_max(in->bits));
+    return 0;
+}
+
+/* Otsu reads the image twice (histogram, then threshold) and writes it once. */
+static double threshold_bytes(const gf_stage *s, const gf_shape *in)
+{
+    return (GF_CPARAMS(s, gf_threshold_params)->otsu ? 3.0 : 2.0) * in->width * in->height *
+           (double)GF_PIXEL_BYTES(in->channels, in->bits);
 }
 
 static int parse_threshold(gf_stage *s, const char *arg)
@@ -144,11 +186,11 @@ static int parse_threshold(gf_stage *s, const char *arg)
         p->otsu = 1;
         return 0;
     }
-    return gf_parse_int("--threshold", arg, 0, 255, &p->t);
+    return gf_parse_int("--threshold", arg, 0, 65535, &p->t);
 }
 
-/* Configurations: the extremes, the middle, a random level and Otsu;
- * bench: 128 and Otsu. */
+/* Configurations: the extremes of 8 bits, the middle, a random level and
+ * Otsu (every level suits every layout); bench: 128 and Otsu. */
 static int threshold_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
     static const int levels[] = {0, 254, 255, 127};
@@ -170,7 +212,8 @@ static int threshold_config(gf_stage *s, int i, int bench, uint64_t *rng)
 
 static const gf_stage_opt threshold_opts[] = {
     {"threshold", "T|otsu",
-     "binary threshold: pixels above T (0-255, or the image's Otsu level) become 255, others 0",
+     "binary threshold of each sample: above T (or the image's Otsu level) becomes the largest "
+     "sample, others 0",
      GF_OPT_ADD, parse_threshold},
     {NULL, NULL, NULL, 0, NULL},
 };
@@ -193,6 +236,8 @@ const gf_stage_ops gf_stage_threshold = {
     .opts = threshold_opts,
     .variants = threshold_variants,
     .defaults = threshold_defaults,
+    .layouts = GF_LAYOUTS_ALL,
+    .check = threshold_check,
     .label = threshold_label,
     .floor_bytes = threshold_bytes,
     .gold = threshold_gold,

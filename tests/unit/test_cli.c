@@ -77,12 +77,12 @@ static void test_settings_and_modifiers(void **state)
     assert_int_equal(p.stages[1].mods.plot_w, 640);
     assert_int_equal(p.stages[2].mods.log, 0); /* --hist-log is a histogram's */
     assert_int_equal(p.stages[2].mods.plot_h, 400);
-    ok("in.png --hist-channels rgb --hist a.csv", &p);
-    assert_int_equal(p.stages[0].mods.rgb, 1);
     usage_error("in.png --hist a.png --hist-log", "no report stage");
     usage_error("in.png --colsum c.csv --hist-log --colsum d.csv", "--hist-log");
     usage_error("in.png --plot-size 10x10 --hist a.png", "--plot-size");
-    usage_error("in.png --hist-channels cmyk --hist a.png", "luma or rgb");
+    /* --hist-channels is gone; it says what replaced it */
+    usage_error("in.png --hist-channels rgb --hist a.csv", "put --gray before --hist");
+    usage_error("in.png --hist-channels luma --hist a.csv", "every channel");
 }
 
 static void test_variants(void **state)
@@ -150,7 +150,7 @@ static void test_numbers(void **state)
     usage_error("a.png --quality 0 -o b.jpg", "--quality");
     usage_error("a.png --device -1 --stats", "--device");
     usage_error("a.png --max-pixels 0 --stats", "--max-pixels");
-    usage_error("a.png --threshold 256 -o b.png", "--threshold");
+    usage_error("a.png --threshold 65536 -o b.png", "--threshold");
     usage_error("a.png --mean 4 -o b.png", "--mean");
     usage_error("a.png --rotate 45 -o b.png", "--rotate");
     ok("a.png --max-file-size 18446744073709551615 --stats", &p);

@@ -1,6 +1,8 @@
-/* test_codec.c - decoding and encoding: round trips, luma, scaling, the
- * strictness rules (CRCs, palette indices, samples above maxval, data cut
- * short), limits checked before decoding, and the atomic writer. PNG test
+/* test_codec.c - decoding and encoding: round trips of every layout through
+ * every format that holds it, what each format decodes to (channels, depth,
+ * palettes, tRNS, maxval scaling), the strictness rules (CRCs, palette
+ * indices, samples above maxval, data cut short, palettes larger than the
+ * file), limits checked before decoding, and the atomic writer. PNG test
  * files are built here with zlib. */
 #include "common.h"
 
@@ -9,8 +11,10 @@
 #include <zlib.h>
 
 #include "../../src/codec/codec.h"
+#include "../../src/pipeline.h"
 
-static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
+static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
+                              GF_DEFAULT_MAX_IMAGE_BYTES};
 static gf_encode_opts png_opts = {GF_FMT_PNG, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
 static const gf_encode_opts pgm_opts = {GF_FMT_PGM, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
 
@@ -18,7 +22,7 @@ static void expect_data_error(const unsigned char *buf, size_t len, const gf_lim
 {
     gf_image im;
     gf_load_info info;
-    int rc = gf_decode("t", buf, len, l, &im, &info);
+    int rc = gf_decode("t", buf, len, l, 0, &im, &info);
     if (rc != GF_EDATA)
         fail_msg("decoded with %d (%dx%d)", rc, im.width, im.height);
     assert_null(im.data);
@@ -26,64 +30,130 @@ static void expect_data_error(const unsigned char *buf, size_t len, const gf_lim
 
 static void decode_ok(const unsigned char *buf, size_t len, gf_image *im, gf_load_info *info)
 {
-    int rc = gf_decode("t", buf, len, &lim, im, info);
+    int rc = gf_decode("t", buf, len, &lim, 0, im, info);
     if (rc)
         fail_msg("decode: %s", gf_errmsg());
 }
 
-static void test_png_roundtrip(void **state)
+/* 1 when a and b hold the same pixels in the same layout. */
+static int same_image(const gf_image *a, const gf_image *b)
+{
+    int x, y, c;
+    return !gf_image_diff(a, b, &x, &y, &c);
+}
+
+/* Every layout through PNG at three levels, and through every PNM format
+ * that holds it: the same samples back. */
+static void test_roundtrips(void **state)
 {
     static const int sizes[][2] = {{1, 1}, {7, 5}, {31, 33}, {257, 3}};
     (void)state;
-    for (int level = 0; level <= 12; level += 6) {
-        png_opts.png_level = level;
+    for (int l = 0; l < 8; l++)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-            gf_image a, b;
-            gf_load_info info;
-            unsigned char *buf;
-            size_t len;
-            random_image(&a, sizes[i][0], sizes[i][1]);
-            assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
-            decode_ok(buf, len, &b, &info);
-            assert_string_equal(info.format, "png");
-            assert_int_equal(info.channels, 1);
-            assert_int_equal(b.width, a.width);
-            assert_int_equal(b.height, a.height);
-            assert_memory_equal(a.data, b.data, (size_t)a.width * a.height);
-            free(buf);
+            const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+            const gf_format pnm = ch == 1 ? GF_FMT_PGM : ch == 3 ? GF_FMT_PPM : GF_FMT_PAM;
+            const gf_encode_opts opts[] = {{GF_FMT_PNG, 0, 90}, {GF_FMT_PNG, 1, 90},
+                                           {GF_FMT_PNG, 12, 90}, {pnm, 1, 90},
+                                           {GF_FMT_PAM, 1, 90}};
+            gf_image a;
+            random_layout(&a, sizes[i][0], sizes[i][1], ch, bits);
+            for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+                gf_image b;
+                gf_load_info info;
+                unsigned char *buf;
+                size_t len;
+                assert_int_equal(gf_encode(&a, &opts[o], &buf, &len), 0);
+                decode_ok(buf, len, &b, &info);
+                assert_string_equal(info.format, gf_format_name(opts[o].format));
+                assert_int_equal(info.channels, ch);
+                assert_int_equal(info.bits, bits);
+                if (!same_image(&a, &b))
+                    fail_msg("%s %s %dx%d: not the same image back",
+                             gf_format_name(opts[o].format), gf_layout_name(ch, bits), a.width,
+                             a.height);
+                free(buf);
+                gf_image_free(&b);
+            }
             gf_image_free(&a);
-            gf_image_free(&b);
         }
-    }
-    png_opts.png_level = GF_DEFAULT_PNG_LEVEL;
 }
 
-static void test_pgm_roundtrip(void **state)
+/* What each format holds, and the message that names the way out. */
+static void test_format_holds(void **state)
 {
-    gf_image a, b;
-    gf_load_info info;
-    unsigned char *buf;
-    size_t len;
     (void)state;
-    random_image(&a, 13, 11);
-    assert_int_equal(gf_encode(&a, &pgm_opts, &buf, &len), 0);
-    assert_memory_equal(buf, "P5\n13 11\n255\n", 13);
-    assert_int_equal(len, 13 + 13 * 11);
-    decode_ok(buf, len, &b, &info);
-    assert_string_equal(info.format, "pgm");
-    assert_memory_equal(a.data, b.data, 13 * 11);
-    free(buf);
+    for (int l = 0; l < 8; l++) {
+        const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+        assert_int_equal(gf_format_holds(GF_FMT_PNG, ch, bits), 0);
+        assert_int_equal(gf_format_holds(GF_FMT_PAM, ch, bits), 0);
+        assert_int_equal(gf_format_holds(GF_FMT_PGM, ch, bits), ch == 1 ? 0 : GF_EUSAGE);
+        assert_int_equal(gf_format_holds(GF_FMT_PPM, ch, bits), ch == 3 ? 0 : GF_EUSAGE);
+        assert_int_equal(gf_format_holds(GF_FMT_JPEG, ch, bits),
+                         bits == 8 && (ch == 1 || ch == 3) ? 0 : GF_EUSAGE);
+    }
+    gf_format_holds(GF_FMT_JPEG, 1, 16);
+    assert_non_null(strstr(gf_errmsg(), "--depth 8"));
+    gf_format_holds(GF_FMT_JPEG, 4, 8);
+    assert_non_null(strstr(gf_errmsg(), "PNG or PAM"));
+    gf_format_holds(GF_FMT_PGM, 3, 8);
+    assert_non_null(strstr(gf_errmsg(), "--gray"));
+    /* gf_encode says so too, and makes nothing */
+    gf_image a;
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    const gf_encode_opts jpeg = {GF_FMT_JPEG, 1, 90};
+    random_layout(&a, 4, 4, 4, 8);
+    assert_int_equal(gf_encode(&a, &jpeg, &buf, &len), GF_EUSAGE);
+    assert_null(buf);
     gf_image_free(&a);
-    gf_image_free(&b);
 }
 
-/* A PNG of one IHDR (colour type ct, 8 bits, no interlace), an optional
- * PLTE of n entries, one IDAT of the rows (filter bytes included) and IEND,
- * into buf; returns its length. */
-static size_t make_png(unsigned char *buf, int w, int h, int ct, const unsigned char *plte, int n,
-                       const unsigned char *rows, size_t rowlen)
+/* JPEG: gray and RGB encode and decode as such, close to the image; with
+ * GF_DECODE_LUMA a colour JPEG gives one channel. */
+static void test_jpeg_layouts(void **state)
 {
-    unsigned char ihdr[13] = {0, 0, 0, 0, 0, 0, 0, 0, 8, (unsigned char)ct, 0, 0, 0};
+    const gf_encode_opts jpeg = {GF_FMT_JPEG, 1, 95};
+    (void)state;
+    for (int ch = 1; ch <= 3; ch += 2) {
+        gf_image a, b;
+        gf_load_info info;
+        unsigned char *buf;
+        size_t len;
+        long diff = 0;
+        assert_int_equal(gf_image_alloc(&a, 40, 30, ch, 8), 0);
+        for (int y = 0; y < 30; y++) /* smooth, so quality 95 keeps it close */
+            for (int x = 0; x < 40; x++)
+                for (int c = 0; c < ch; c++)
+                    gf_sample_set(&a, x, y, c, (unsigned)(60 + 3 * x + 2 * y + 20 * c));
+        assert_int_equal(gf_encode(&a, &jpeg, &buf, &len), 0);
+        decode_ok(buf, len, &b, &info);
+        assert_string_equal(info.format, "jpeg");
+        assert_int_equal(b.channels, ch);
+        for (int y = 0; y < 30; y++)
+            for (int x = 0; x < 40; x++)
+                for (int c = 0; c < ch; c++)
+                    diff += labs((long)gf_sample(&a, x, y, c) - (long)gf_sample(&b, x, y, c));
+        if (diff > 40L * 30 * ch * 3)
+            fail_msg("JPEG of %d channels: mean error %.2f", ch, (double)diff / (40 * 30 * ch));
+        gf_image_free(&b);
+        assert_int_equal(gf_decode("t", buf, len, &lim, GF_DECODE_LUMA, &b, &info), 0);
+        assert_int_equal(b.channels, 1);
+        assert_int_equal(info.channels, 1);
+        gf_image_free(&b);
+        free(buf);
+        gf_image_free(&a);
+    }
+}
+
+/* A PNG of one IHDR (colour type ct, `depth` bits, no interlace), an
+ * optional PLTE of n entries, an optional tRNS of tn bytes, one IDAT of the
+ * rows (filter bytes included) and IEND, into buf; returns its length. */
+static size_t make_png_chunks(unsigned char *buf, int w, int h, int depth, int ct,
+                              const unsigned char *plte, int n, const unsigned char *trns,
+                              size_t tn, const unsigned char *rows, size_t rowlen)
+{
+    unsigned char ihdr[13] = {0, 0, 0, 0, 0, 0, 0, 0, (unsigned char)depth, (unsigned char)ct,
+                              0, 0, 0};
     unsigned char z[4096];
     uLongf zlen = sizeof z;
     size_t len = 8;
@@ -92,9 +162,10 @@ static size_t make_png(unsigned char *buf, int w, int h, int ct, const unsigned 
     ihdr[3] = (unsigned char)w, ihdr[7] = (unsigned char)h;
     assert_int_equal(compress(z, &zlen, rows, rowlen), Z_OK);
     const struct { const char *type; const unsigned char *data; size_t n; } chunks[] = {
-        {"IHDR", ihdr, 13}, {"PLTE", plte, (size_t)n * 3}, {"IDAT", z, zlen}, {"IEND", NULL, 0}};
-    for (int c = 0; c < 4; c++) {
-        if (c == 1 && !plte)
+        {"IHDR", ihdr, 13}, {"PLTE", plte, (size_t)n * 3}, {"tRNS", trns, tn},
+        {"IDAT", z, zlen},  {"IEND", NULL, 0}};
+    for (int c = 0; c < 5; c++) {
+        if ((c == 1 && !plte) || (c == 2 && !trns))
             continue;
         uint32_t crc;
         buf[len] = (unsigned char)(chunks[c].n >> 24), buf[len + 1] = (unsigned char)(chunks[c].n >> 16);
@@ -111,30 +182,94 @@ static size_t make_png(unsigned char *buf, int w, int h, int ct, const unsigned 
     return len;
 }
 
-/* RGB, RGBA and gray+alpha PNGs become (77 R + 150 G + 29 B) >> 8 luma. */
-static void test_colour_to_luma(void **state)
+static size_t make_png(unsigned char *buf, int w, int h, int ct, const unsigned char *plte, int n,
+                       const unsigned char *rows, size_t rowlen)
+{
+    return make_png_chunks(buf, w, h, 8, ct, plte, n, NULL, 0, rows, rowlen);
+}
+
+/* Gray+alpha, RGB and RGBA PNGs keep their samples, 8 and 16 bits (16 as
+ * stored big-endian, in host order in memory). */
+static void test_png_channels(void **state)
 {
     static const int types[] = {4, 2, 6}, nch[] = {2, 3, 4};
     (void)state;
-    for (int t = 0; t < 3; t++) {
-        const int w = 9, h = 4, n = nch[t];
-        unsigned char px[9 * 4 * 4], rows[4 * (1 + 9 * 4)], png[8192];
-        gf_image im;
-        gf_load_info info;
-        for (size_t i = 0; i < sizeof px; i++)
-            px[i] = (unsigned char)test_rand();
-        for (int y = 0; y < h; y++) {
-            rows[y * (1 + w * n)] = 0;
-            memcpy(rows + y * (1 + w * n) + 1, px + y * w * n, (size_t)w * n);
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int t = 0; t < 3; t++) {
+            const int w = 9, h = 4, n = nch[t], bps = depth / 8, rowb = 1 + w * n * bps;
+            unsigned char px[9 * 4 * 4 * 2], rows[4 * (1 + 9 * 4 * 2)], png[8192];
+            gf_image im;
+            gf_load_info info;
+            for (size_t i = 0; i < sizeof px; i++)
+                px[i] = (unsigned char)test_rand();
+            for (int y = 0; y < h; y++) {
+                rows[y * rowb] = 0;
+                memcpy(rows + y * rowb + 1, px + (size_t)y * w * n * bps, (size_t)w * n * bps);
+            }
+            size_t len = make_png_chunks(png, w, h, depth, types[t], NULL, 0, NULL, 0, rows,
+                                         (size_t)h * rowb);
+            decode_ok(png, len, &im, &info);
+            assert_int_equal(im.channels, n);
+            assert_int_equal(im.bits, depth);
+            for (int i = 0; i < w * h * n; i++) {
+                const unsigned want = depth == 8 ? px[i] : (unsigned)px[2 * i] << 8 | px[2 * i + 1];
+                assert_int_equal(gf_sample(&im, i / n % w, i / n / w, i % n), want);
+            }
+            gf_image_free(&im);
         }
-        size_t len = make_png(png, w, h, types[t], NULL, 0, rows, (size_t)h * (1 + w * n));
+}
+
+/* tRNS: a palette's alphas make RGBA (entries past it opaque); gray's and
+ * RGB's key colour makes gray+alpha and RGBA, 0 where the colour is the
+ * key, the maximum elsewhere; 2-bit gray scales by bit replication, its
+ * key with it. */
+static void test_png_trns(void **state)
+{
+    static const unsigned char plte[9] = {10, 20, 30, 40, 50, 60, 70, 80, 90};
+    static const unsigned char palpha[2] = {0, 128};
+    unsigned char png[4096];
+    gf_image im;
+    gf_load_info info;
+    size_t len;
+    (void)state;
+    {
+        const unsigned char rows[4] = {0, 0, 1, 2};
+        len = make_png_chunks(png, 3, 1, 8, 3, plte, 3, palpha, 2, rows, sizeof rows);
         decode_ok(png, len, &im, &info);
-        assert_int_equal(info.channels, n);
-        for (int i = 0; i < w * h; i++) {
-            const unsigned char *p = px + i * n;
-            int want = n == 2 ? p[0] : (77 * p[0] + 150 * p[1] + 29 * p[2]) >> 8;
-            assert_int_equal(im.data[i], want);
-        }
+        assert_int_equal(im.channels, 4);
+        const unsigned want[12] = {10, 20, 30, 0, 40, 50, 60, 128, 70, 80, 90, 255};
+        for (int i = 0; i < 12; i++)
+            assert_int_equal(gf_sample(&im, i / 4, 0, i % 4), want[i]);
+        gf_image_free(&im);
+    }
+    {
+        const unsigned char key[2] = {0, 7}, rows[4] = {0, 7, 8, 7};
+        len = make_png_chunks(png, 3, 1, 8, 0, NULL, 0, key, 2, rows, sizeof rows);
+        decode_ok(png, len, &im, &info);
+        assert_int_equal(im.channels, 2);
+        const unsigned want[6] = {7, 0, 8, 255, 7, 0};
+        for (int i = 0; i < 6; i++)
+            assert_int_equal(gf_sample(&im, i / 2, 0, i % 2), want[i]);
+        gf_image_free(&im);
+    }
+    {
+        const unsigned char key[6] = {0, 1, 0, 2, 0, 3}, rows[7] = {0, 1, 2, 3, 1, 2, 4};
+        len = make_png_chunks(png, 2, 1, 8, 2, NULL, 0, key, 6, rows, sizeof rows);
+        decode_ok(png, len, &im, &info);
+        assert_int_equal(im.channels, 4);
+        assert_int_equal(gf_sample(&im, 0, 0, 3), 0);
+        assert_int_equal(gf_sample(&im, 1, 0, 3), 255);
+        gf_image_free(&im);
+    }
+    {
+        /* 2-bit gray 0 1 2 3 with key 2: 0 85 170 255, alpha 255 255 0 255 */
+        const unsigned char key[2] = {0, 2}, rows[2] = {0, 0x1b};
+        len = make_png_chunks(png, 4, 1, 2, 0, NULL, 0, key, 2, rows, sizeof rows);
+        decode_ok(png, len, &im, &info);
+        assert_int_equal(im.channels, 2);
+        const unsigned want[8] = {0, 255, 85, 255, 170, 0, 255, 255};
+        for (int i = 0; i < 8; i++)
+            assert_int_equal(gf_sample(&im, i / 2, 0, i % 2), want[i]);
         gf_image_free(&im);
     }
 }
@@ -155,8 +290,8 @@ static void test_strict(void **state)
     rows[3] = 1; /* all inside: decodes through the palette */
     len = make_png(png, 4, 1, 3, plte, 2, rows, sizeof rows);
     decode_ok(png, len, &im, &info);
-    assert_int_equal(im.data[0], (77 * 10 + 150 * 20 + 29 * 30) >> 8);
-    assert_int_equal(im.data[1], (77 * 40 + 150 * 50 + 29 * 60) >> 8);
+    assert_int_equal(im.channels, 3);
+    assert_memory_equal(im.data, "\x0a\x14\x1e\x28\x32\x3c\x28\x32\x3c\x28\x32\x3c", 12);
     gf_image_free(&im);
     for (size_t at = 29; at < len; at += 7) { /* any flipped byte: a CRC or Adler-32 fails */
         png[at] ^= 0x10;
@@ -178,27 +313,84 @@ static void test_pnm_scaling(void **state)
     gf_image im;
     gf_load_info info;
     (void)state;
-    /* 16-bit, big-endian: 0xffff -> 255, 0x8000 -> 128, 0x0100 -> 1, 0x0080 -> 0 */
+    /* 16-bit, big-endian: kept as 16-bit samples */
     static const unsigned char p16[] = "P5\n4 1\n65535\n\xff\xff\x80\x00\x01\x00\x00\x80";
     decode_ok(p16, sizeof p16 - 1, &im, &info);
     assert_int_equal(info.bits, 16);
-    assert_int_equal(im.data[0], 255);
-    assert_int_equal(im.data[1], 128);
-    assert_int_equal(im.data[2], 1);
-    assert_int_equal(im.data[3], 0);
+    assert_int_equal(gf_sample(&im, 0, 0, 0), 65535);
+    assert_int_equal(gf_sample(&im, 1, 0, 0), 32768);
+    assert_int_equal(gf_sample(&im, 2, 0, 0), 256);
+    assert_int_equal(gf_sample(&im, 3, 0, 0), 128);
     gf_image_free(&im);
     /* maxval 15 with a comment: 15 -> 255, 7 -> 119 (7*255/15 = 119.0), 8 -> 136 */
     static const unsigned char p4[] = "P5 # scan\n3 # w\n1\n15\n\x0f\x07\x08";
     decode_ok(p4, sizeof p4 - 1, &im, &info);
+    assert_int_equal(im.bits, 8);
     assert_int_equal(im.data[0], 255);
     assert_int_equal(im.data[1], 119);
     assert_int_equal(im.data[2], 136);
     gf_image_free(&im);
-    /* P6 (PPM) becomes luma */
+    /* maxval 1023 (a 10-bit scan): 16 bits, round(v * 65535 / 1023) */
+    static const unsigned char p10[] = "P5\n2 1\n1023\n\x03\xff\x01\x00";
+    decode_ok(p10, sizeof p10 - 1, &im, &info);
+    assert_int_equal(im.bits, 16);
+    assert_int_equal(gf_sample(&im, 0, 0, 0), 65535);
+    assert_int_equal(gf_sample(&im, 1, 0, 0), (256 * 65535 + 511) / 1023);
+    gf_image_free(&im);
+    /* P6 (PPM) is RGB */
     static const unsigned char p6[] = "P6\n1 1\n255\n\x10\x80\xf0";
     decode_ok(p6, sizeof p6 - 1, &im, &info);
-    assert_int_equal(im.data[0], (77 * 0x10 + 150 * 0x80 + 29 * 0xf0) >> 8);
+    assert_int_equal(im.channels, 3);
+    assert_memory_equal(im.data, "\x10\x80\xf0", 3);
     gf_image_free(&im);
+}
+
+/* PAM: the four tuple types, a comment, BLACKANDWHITE, no tuple type; and
+ * the headers that are refused. */
+static void test_pam(void **state)
+{
+    gf_image im;
+    gf_load_info info;
+    (void)state;
+    static const unsigned char ga[] =
+        "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 2\n# alpha\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\n"
+        "ENDHDR\n\x01\x02\x03\x04";
+    decode_ok(ga, sizeof ga - 1, &im, &info);
+    assert_string_equal(info.format, "pam");
+    assert_int_equal(im.channels, 2);
+    assert_memory_equal(im.data, "\x01\x02\x03\x04", 4);
+    gf_image_free(&im);
+    static const unsigned char rgba16[] =
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+        "\x00\x01\x01\x00\xff\xff\x80\x00";
+    decode_ok(rgba16, sizeof rgba16 - 1, &im, &info);
+    assert_int_equal(im.channels, 4);
+    assert_int_equal(im.bits, 16);
+    assert_int_equal(gf_sample(&im, 0, 0, 0), 1);
+    assert_int_equal(gf_sample(&im, 0, 0, 1), 256);
+    assert_int_equal(gf_sample(&im, 0, 0, 3), 32768);
+    gf_image_free(&im);
+    static const unsigned char bw[] =
+        "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 1\nTUPLTYPE BLACKANDWHITE\nENDHDR\n\x01\x00";
+    decode_ok(bw, sizeof bw - 1, &im, &info);
+    assert_int_equal(im.channels, 1);
+    assert_memory_equal(im.data, "\xff\x00", 2);
+    gf_image_free(&im);
+    static const unsigned char none[] = "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\nabc";
+    decode_ok(none, sizeof none - 1, &im, &info);
+    assert_int_equal(im.channels, 3);
+    gf_image_free(&im);
+    static const char *const bad[] = {
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE CMYK\nENDHDR\nabcd",
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\nabc",
+        "P7\nWIDTH 1\nHEIGHT 1\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\nabc",
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nabc",
+        "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\nabc",
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 100\nTUPLTYPE RGB\nENDHDR\nabe",
+        "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\nabcde",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_data_error((const unsigned char *)bad[i], strlen(bad[i]), &lim);
 }
 
 static void test_bad_input(void **state)
@@ -217,14 +409,18 @@ static void test_bad_input(void **state)
     assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
     expect_data_error(buf, len / 2, &lim);
     /* over --max-pixels: refused from the header */
-    gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES};
+    gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES};
     expect_data_error(buf, len, &small);
     assert_string_equal(gf_errmsg(), "t: PNG image of 64x64 pixels exceeds --max-pixels 4032");
     small.max_pixels = 64 * 64;
     gf_image ok;
     gf_load_info info;
-    assert_int_equal(gf_decode("t", buf, len, &small, &ok, &info), 0);
+    assert_int_equal(gf_decode("t", buf, len, &small, 0, &ok, &info), 0);
     gf_image_free(&ok);
+    /* over --max-image-bytes: bytes count, not pixels */
+    small.max_image_bytes = 64 * 64 - 1;
+    expect_data_error(buf, len, &small);
+    assert_non_null(strstr(gf_errmsg(), "4096 bytes, over --max-image-bytes 4095"));
     free(buf);
     gf_image_free(&a);
     /* a PNG header claiming 20000x20000 is refused before decoding */
@@ -241,6 +437,8 @@ static void test_format_from_name(void **state)
     assert_int_equal(gf_format_from_name("a.png"), GF_FMT_PNG);
     assert_int_equal(gf_format_from_name("dir.x/A.PGM"), GF_FMT_PGM);
     assert_int_equal(gf_format_from_name("a.jpg"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_from_name("a.ppm"), GF_FMT_PPM);
+    assert_int_equal(gf_format_from_name("a.Pam"), GF_FMT_PAM);
     assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("dir.png/a"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("-"), GF_FMT_NONE);
@@ -302,7 +500,7 @@ static void test_atomic_write(void **state)
 /* A stream is never read past --max-file-size (no doubling beyond it). */
 static void test_read_limit(void **state)
 {
-    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000};
+    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000, GF_DEFAULT_MAX_IMAGE_BYTES};
     unsigned char *buf;
     size_t len;
     (void)state;
@@ -319,11 +517,12 @@ static void test_read_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_png_roundtrip),  cmocka_unit_test(test_pgm_roundtrip),
-        cmocka_unit_test(test_colour_to_luma), cmocka_unit_test(test_pnm_scaling),
-        cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_format_from_name),
-        cmocka_unit_test(test_atomic_write),   cmocka_unit_test(test_strict),
-        cmocka_unit_test(test_read_limit),
+        cmocka_unit_test(test_roundtrips),    cmocka_unit_test(test_format_holds),
+        cmocka_unit_test(test_jpeg_layouts),  cmocka_unit_test(test_png_channels),
+        cmocka_unit_test(test_png_trns),      cmocka_unit_test(test_pnm_scaling),
+        cmocka_unit_test(test_pam),           cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_strict),        cmocka_unit_test(test_read_limit),
     };
     png_opts.png_level = GF_DEFAULT_PNG_LEVEL;
     return cmocka_run_group_tests_name("codec", tests, NULL, NULL);

@@ -31,10 +31,10 @@ static void test_border_index(void **state)
 static unsigned char mean_of(const unsigned char *px, int w, int h, int k, gf_border b, int x,
                              int y)
 {
-    gf_image in = {w, h, (size_t)w, (unsigned char *)px}, out;
+    gf_image in = {w, h, 1, 8, (size_t)w, (unsigned char *)px}, out;
     unsigned char v;
 
-    assert_int_equal(gf_image_alloc(&out, w, h), 0);
+    assert_int_equal(gf_image_alloc(&out, w, h, 1, 8), 0);
     memset(out.data, 0xA5, (size_t)w * h);
     assert_int_equal(gf_mean_cpu(&in, &out, k, b), 0);
     v = out.data[(size_t)y * w + x];
@@ -80,35 +80,45 @@ static void test_rounding(void **state)
     assert_int_equal(mean_of(nine, 3, 3, 3, zero, 2, 2), 3);
 }
 
+/* The fast path on a random w x h image of every layout, every size and
+ * border, against sums of the brute-force padded image, channel by
+ * channel. */
 static void check_random(int w, int h)
 {
     static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
                                            GF_BORDER_CONSTANT};
-    gf_image in, out;
 
-    random_image(&in, w, h);
-    assert_int_equal(gf_image_alloc(&out, w, h), 0);
-    for (int k = 3; k <= 5; k += 2)
-        for (int m = 0; m < 3; m++) {
-            gf_border b = {modes[m], (int)(test_rand() & 255)};
-            int r = k / 2, area = k * k;
-            memset(out.data, 0xA5, (size_t)w * h);
-            assert_int_equal(gf_mean_cpu(&in, &out, k, b), 0);
-            for (int y = 0; y < h; y++)
-                for (int x = 0; x < w; x++) {
-                    int s = 0;
-                    for (int dy = -r; dy <= r; dy++)
-                        for (int dx = -r; dx <= r; dx++)
-                            s += brute_padded(&in, x + dx, y + dy, b);
-                    /* nearest integer; odd areas have no exact .5 */
-                    int want = (s + area / 2) / area;
-                    if (out.data[(size_t)y * w + x] != want)
-                        fail_msg("%dx%d k=%d mode=%d v=%d at (%d,%d): %d, want %d", w, h, k,
-                                 modes[m], b.value, x, y, out.data[(size_t)y * w + x], want);
-                }
-        }
-    gf_image_free(&in);
-    gf_image_free(&out);
+    for (int l = 0; l < 8; l++) {
+        const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+        gf_image in, out;
+        random_layout(&in, w, h, ch, bits);
+        assert_int_equal(gf_image_alloc(&out, w, h, ch, bits), 0);
+        for (int k = 3; k <= 5; k += 2)
+            for (int m = 0; m < 3; m++) {
+                gf_border b = {modes[m], (int)(test_rand() & (bits == 8 ? 255 : 65535))};
+                int r = k / 2;
+                long area = k * k;
+                memset(out.data, 0xA5, out.stride * (size_t)h);
+                assert_int_equal(gf_mean_cpu(&in, &out, k, b), 0);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        for (int c = 0; c < ch; c++) {
+                            long s = 0;
+                            for (int dy = -r; dy <= r; dy++)
+                                for (int dx = -r; dx <= r; dx++)
+                                    s += brute_padded_c(&in, x + dx, y + dy, c, b);
+                            /* nearest integer; odd areas have no exact .5 */
+                            long want = (s + area / 2) / area;
+                            if ((long)gf_sample(&out, x, y, c) != want)
+                                fail_msg("%dx%d %s k=%d mode=%d v=%d at (%d,%d) channel %d: %u, "
+                                         "want %ld",
+                                         w, h, gf_layout_name(ch, bits), k, modes[m], b.value, x,
+                                         y, c, gf_sample(&out, x, y, c), want);
+                        }
+            }
+        gf_image_free(&in);
+        gf_image_free(&out);
+    }
 }
 
 /* The warp kernel's multiply-add rounding equals the integer one for every
@@ -120,6 +130,9 @@ static void test_div_rounding(void **state)
         const unsigned area = k * k;
         for (unsigned s = 0; s <= 255 * area; s++)
             assert_int_equal(gf_mean_div_bits(s, area) >> 24, (2 * s + area) / (2 * area));
+        for (unsigned s = 0; s <= 65535 * area; s++)
+            if (gf_mean_div16(s, area) != (2 * s + area) / (2 * area))
+                fail_msg("gf_mean_div16(%u, %u) = %u", s, area, gf_mean_div16(s, area));
     }
 }
 

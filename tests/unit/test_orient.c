@@ -1,5 +1,6 @@
 /* test_orient.c - the CPU orientation stages: hand-computed cases in numpy's
- * terms, and the group identities on fresh random images. */
+ * terms, and the group identities on fresh random images of every
+ * layout. */
 #include "common.h"
 
 #include "../../src/stages/orient.h"
@@ -9,9 +10,9 @@ static gf_image apply(const gf_image *in, gf_orient_op op)
     gf_image out;
     int sw = gf_orient_swaps(op);
 
-    assert_int_equal(gf_image_alloc(&out, sw ? in->height : in->width,
-                                    sw ? in->width : in->height), 0);
-    memset(out.data, 0xA5, (size_t)out.width * out.height);
+    assert_int_equal(gf_image_alloc(&out, sw ? in->height : in->width, sw ? in->width : in->height,
+                                    in->channels, in->bits), 0);
+    memset(out.data, 0xA5, out.stride * (size_t)out.height);
     assert_int_equal(gf_orient_cpu(in, &out, op), 0);
     return out;
 }
@@ -32,7 +33,9 @@ static void assert_same(const gf_image *a, const gf_image *b)
 {
     assert_int_equal(a->width, b->width);
     assert_int_equal(a->height, b->height);
-    assert_memory_equal(a->data, b->data, (size_t)a->width * a->height);
+    assert_int_equal(a->channels, b->channels);
+    assert_int_equal(a->bits, b->bits);
+    assert_memory_equal(a->data, b->data, a->stride * (size_t)a->height);
 }
 
 /* a = [[1 2 3], [4 5 6]] (2 rows, 3 columns) */
@@ -52,7 +55,7 @@ static void test_hand_cases(void **state)
         {GF_FLIP, 3, 2, {4, 5, 6, 1, 2, 3}}, /* flipud */
         {GF_FLOP, 3, 2, {3, 2, 1, 6, 5, 4}}, /* fliplr */
     };
-    gf_image in = {3, 2, 3, (unsigned char *)a};
+    gf_image in = {3, 2, 1, 8, 3, (unsigned char *)a};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gf_image out = apply(&in, cases[i].op);
@@ -61,12 +64,28 @@ static void test_hand_cases(void **state)
         assert_memory_equal(out.data, cases[i].want, 6);
         gf_image_free(&out);
     }
+    /* the same with RGB 16-bit pixels (v, 10 v, 100 v): whole pixels move,
+     * their samples in order */
+    uint16_t rgb[18];
+    gf_image in3 = {3, 2, 3, 16, 18, (unsigned char *)rgb};
+    for (int p = 0; p < 6; p++)
+        rgb[3 * p] = a[p], rgb[3 * p + 1] = (uint16_t)(10 * a[p]), rgb[3 * p + 2] = (uint16_t)(100 * a[p]);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gf_image out = apply(&in3, cases[i].op);
+        for (int p = 0; p < 6; p++) {
+            const uint16_t *o = (const uint16_t *)(const void *)out.data + 3 * p;
+            assert_int_equal(o[0], cases[i].want[p]);
+            assert_int_equal(o[1], 10 * cases[i].want[p]);
+            assert_int_equal(o[2], 100 * cases[i].want[p]);
+        }
+        gf_image_free(&out);
+    }
 }
 
-static void check_identities(int w, int h)
+static void check_identities(int w, int h, int channels, int bits)
 {
     gf_image a, x, y;
-    random_image(&a, w, h);
+    random_layout(&a, w, h, channels, bits);
 #define SAME_AS(OPS_A, OPS_B)                                                                  \
     do {                                                                                       \
         static const gf_orient_op la[] = OPS_A, lb[] = OPS_B;                                  \
@@ -110,9 +129,12 @@ static void test_identities(void **state)
     static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {31, 33}, {127, 129},
                                    {65, 64}, {200, 70}};
     (void)state;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        check_identities(sizes[i][0], sizes[i][1]);
-    check_identities(1 + (int)(test_rand() % 500), 1 + (int)(test_rand() % 500));
+    for (int l = 0; l < 8; l++) {
+        const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            check_identities(sizes[i][0], sizes[i][1], ch, bits);
+        check_identities(1 + (int)(test_rand() % 500), 1 + (int)(test_rand() % 500), ch, bits);
+    }
 }
 
 static void test_wrong_output_size(void **state)

@@ -69,8 +69,8 @@ static void setup_stages(void)
         bins[i] = test_rand() % 100000;
     for (int i = 0; i < 300; i++)
         sums[i] = test_rand() % 70000;
-    hres = (gf_result){"in.png", 300, 200, 256, bins, NULL};
-    cres = (gf_result){"in.png", 300, 200, 300, sums, NULL};
+    hres = (gf_result){"in.png", {300, 200, 1, 8}, 256, bins};
+    cres = (gf_result){"in.png", {300, 200, 1, 8}, 300, sums};
 }
 
 static void test_parallel(void **state)

@@ -11,7 +11,7 @@ static void test_one_pixel(void **state)
     gf_hist_stats st;
     (void)state;
     bins[7] = 1;
-    gf_hist_stats_compute(bins, &st);
+    gf_hist_stats_compute(bins, 256, &st);
     assert_int_equal(st.pixels, 1);
     assert_int_equal(st.min, 7);
     assert_int_equal(st.max, 7);
@@ -32,7 +32,7 @@ static void test_two_values(void **state)
     (void)state;
     bins[10] = 3; /* 10 10 10 200 */
     bins[200] = 1;
-    gf_hist_stats_compute(bins, &st);
+    gf_hist_stats_compute(bins, 256, &st);
     assert_int_equal(st.pixels, 4);
     assert_true(st.mean == 57.5);
     assert_true(fabs(st.stddev - sqrt(6768.75)) < 1e-9);
@@ -53,7 +53,7 @@ static void test_uniform(void **state)
     (void)state;
     for (int v = 0; v < 256; v++)
         bins[v] = 1;
-    gf_hist_stats_compute(bins, &st);
+    gf_hist_stats_compute(bins, 256, &st);
     assert_true(st.mean == 127.5);
     assert_true(fabs(st.entropy - 8.0) < 1e-12);
     assert_int_equal(st.median, 127); /* cum 128 >= 128 */
@@ -68,7 +68,7 @@ static void test_empty(void **state)
     uint32_t bins[256] = {0};
     gf_hist_stats st;
     (void)state;
-    gf_hist_stats_compute(bins, &st);
+    gf_hist_stats_compute(bins, 256, &st);
     assert_int_equal(st.pixels, 0);
     assert_int_equal(st.max, 0);
 }
@@ -85,7 +85,7 @@ static void test_random_percentiles(void **state)
         bins[test_rand() % 256] += 1;
         n += 1;
         for (int p = 1; p <= 100; p += 7) {
-            int got = gf_hist_percentile(bins, n, p);
+            int got = gf_hist_percentile(bins, 256, n, p);
             uint64_t cum = 0;
             int want = -1;
             for (int v = 0; v < 256 && want < 0; v++) {

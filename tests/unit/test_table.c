@@ -105,8 +105,8 @@ static void test_timing_report(void **state)
     (void)state;
     assert_non_null(r);
     r->input = "x.png";
-    r->width = r->out_width = 4;
-    r->height = r->out_height = 2;
+    r->in = (gf_shape){4, 2, 3, 8};
+    r->out = (gf_shape){4, 2, 1, 16};
     r->backend = "cpu";
     gf_report_step(r, "decode", "png", 1.5, 0);
     gf_report_step(r, "mean 5", "cpu", 0.25, 16);
@@ -114,12 +114,14 @@ static void test_timing_report(void **state)
     assert_non_null(f = open_memstream(&buf, &len));
     gf_report_text(r, f);
     fclose(f);
-    assert_non_null(strstr(buf, "gpufilt: x.png: 4x2 -> 4x2, cpu\n"));
+    assert_non_null(strstr(buf, "gpufilt: x.png: 4x2 RGB 8-bit -> 4x2 gray 16-bit, cpu\n"));
     assert_non_null(strstr(buf, "  decode         png           1.500\n"));
     assert_non_null(strstr(buf, "  mean 5         cpu           0.250       0.0\n"));
     assert_non_null(strstr(buf, "MISMATCH"));
     free(buf);
     json_t *j = gf_report_json(r);
+    assert_string_equal(json_string_value(json_object_get(j, "layout")), "8u_C3");
+    assert_string_equal(json_string_value(json_object_get(j, "out_layout")), "16u_C1");
     assert_string_equal(json_string_value(json_object_get(
                             json_array_get(json_object_get(j, "compare"), 0), "check")),
                         "mismatch");

@@ -1,7 +1,8 @@
-/* test_threshold.c - the threshold stage's CPU paths and Otsu's threshold,
- * against an independent oracle: the between-class variance
- * w0 w1 (mu0 - mu1)^2 compared as exact fractions in 128-bit integers
- * (small images only), on hand-made and fresh random histograms. */
+/* test_threshold.c - the threshold stage's CPU paths on every layout and
+ * Otsu's threshold of 256 and 65536 bins, against an independent oracle:
+ * the between-class variance w0 w1 (mu0 - mu1)^2 compared as exact
+ * fractions in 128-bit integers (small images only), on hand-made and
+ * fresh random histograms. */
 #include "common.h"
 
 #include "../../src/otsu.h"
@@ -9,18 +10,18 @@
 #include "../../src/stages/threshold.h"
 
 /* Oracle: for each t, the score (s0 w1 - s1 w0)^2 / (w0 w1) with s1 = S - s0;
- * argmax, the smallest t on ties; 0 when no t splits. Needs N <= 2^20. */
-static int oracle_otsu(const uint32_t *bins)
+ * argmax, the smallest t on ties; 0 when no t splits. Needs N <= 4096. */
+static int oracle_otsu(const uint32_t *bins, int nbins)
 {
     unsigned __int128 best_num = 0, best_den = 1;
     long long w0 = 0, s0 = 0, n = 0, total = 0;
     int best = 0, found = 0;
 
-    for (int v = 0; v < 256; v++) {
+    for (int v = 0; v < nbins; v++) {
         n += bins[v];
         total += (long long)v * bins[v];
     }
-    for (int t = 0; t <= 254; t++) {
+    for (int t = 0; t <= nbins - 2; t++) {
         w0 += bins[t];
         s0 += (long long)t * bins[t];
         long long w1 = n - w0, s1 = total - s0;
@@ -41,59 +42,68 @@ static int oracle_otsu(const uint32_t *bins)
 
 static void test_otsu_hand(void **state)
 {
-    uint32_t bins[256] = {0};
+    static uint32_t bins[65536];
     (void)state;
-    assert_int_equal(gf_otsu(bins), 0); /* empty */
-    bins[7] = 10;
-    assert_int_equal(gf_otsu(bins), 0); /* one value: nothing splits */
-    bins[200] = 10;
-    /* two values: every t in 7..199 splits them equally well; the smallest wins */
-    assert_int_equal(gf_otsu(bins), 7);
-    memset(bins, 0, sizeof bins);
-    bins[10] = 3; /* 10 10 10 200 */
-    bins[200] = 1;
-    assert_int_equal(gf_otsu(bins), 10);
-    memset(bins, 0, sizeof bins);
-    bins[0] = 1;
-    bins[255] = 1;
-    assert_int_equal(gf_otsu(bins), 0);
+    for (int nb = 256; nb <= 65536; nb *= 256) {
+        memset(bins, 0, sizeof bins);
+        assert_int_equal(gf_otsu(bins, nb), 0); /* empty */
+        bins[7] = 10;
+        assert_int_equal(gf_otsu(bins, nb), 0); /* one value: nothing splits */
+        bins[200] = 10;
+        /* two values: every t in 7..199 splits them equally well; the smallest wins */
+        assert_int_equal(gf_otsu(bins, nb), 7);
+        memset(bins, 0, sizeof bins);
+        bins[10] = 3; /* 10 10 10 200 */
+        bins[200] = 1;
+        assert_int_equal(gf_otsu(bins, nb), 10);
+        memset(bins, 0, sizeof bins);
+        bins[0] = 1;
+        bins[nb - 1] = 1;
+        assert_int_equal(gf_otsu(bins, nb), 0);
+    }
 }
 
 static void test_otsu_random(void **state)
 {
     (void)state;
-    for (int round = 0; round < 3000; round++) {
-        uint32_t bins[256] = {0};
+    static uint32_t bins[65536];
+    for (int round = 0; round < 3300; round++) {
+        /* 16-bit rounds: a tenth of them, values spread over 65536 bins */
+        const int nb = round % 10 == 9 ? 65536 : 256, scale = nb / 256;
         int kind = round % 4, n = 1 + (int)(test_rand() % 4000);
+        memset(bins, 0, (size_t)nb * sizeof *bins);
         for (int i = 0; i < n; i++) {
             unsigned v = test_rand();
             if (kind == 0)
-                bins[v % 256]++;
+                bins[v % (unsigned)nb]++;
             else if (kind == 1) /* two clusters */
-                bins[(v & 1 ? 40 : 180) + (v >> 8) % 30]++;
+                bins[((v & 1 ? 40 : 180) + (v >> 8) % 30) * scale + (v >> 16) % scale]++;
             else if (kind == 2) /* few values, ties likely */
-                bins[(v % 4) * 60]++;
+                bins[(v % 4) * 60 * scale]++;
             else /* symmetric, so splits tie */
-                bins[v % 2 ? 100 : 156] += 1;
+                bins[(v % 2 ? 100 : 156) * scale] += 1;
         }
-        if (gf_otsu(bins) != oracle_otsu(bins))
-            fail_msg("round %d: gf_otsu %d, oracle %d", round, gf_otsu(bins), oracle_otsu(bins));
+        if (gf_otsu(bins, nb) != oracle_otsu(bins, nb))
+            fail_msg("round %d (%d bins): gf_otsu %d, oracle %d", round, nb, gf_otsu(bins, nb),
+                     oracle_otsu(bins, nb));
         gf_hist_stats st;
-        gf_hist_stats_compute(bins, &st);
-        assert_int_equal(st.otsu, gf_otsu(bins)); /* the statistic is the stage's level */
+        gf_hist_stats_compute(bins, nb, &st);
+        assert_int_equal(st.otsu, gf_otsu(bins, nb)); /* the statistic is the stage's level */
     }
 }
 
-/* A pixel above t becomes 255, every other 0: by the definition. */
+/* A sample above t becomes the largest, every other 0: by the definition. */
 static void check_levels(const gf_image *in, const gf_image *out, int t)
 {
+    const unsigned max = in->bits == 8 ? 255 : 65535;
     for (int y = 0; y < in->height; y++)
-        for (int x = 0; x < in->width; x++) {
-            int v = in->data[(size_t)y * in->stride + x];
-            if (out->data[(size_t)y * out->stride + x] != (v > t ? 255 : 0))
-                fail_msg("(%d,%d): %d with t %d gives %d", x, y, v, t,
-                         out->data[(size_t)y * out->stride + x]);
-        }
+        for (int x = 0; x < in->width; x++)
+            for (int c = 0; c < in->channels; c++) {
+                unsigned v = gf_sample(in, x, y, c);
+                if (gf_sample(out, x, y, c) != (v > (unsigned)t ? max : 0))
+                    fail_msg("(%d,%d,%d) of %s: %u with t %d gives %u", x, y, c,
+                             gf_layout_name(in->channels, in->bits), v, t, gf_sample(out, x, y, c));
+            }
 }
 
 static void test_paths(void **state)
@@ -103,24 +113,30 @@ static void test_paths(void **state)
     static const int sizes[][2] = {{1, 1},      {1, 7},   {7, 1},     {31, 33},
                                    {127, 129}, {1000, 3}, {4099, 2049}};
     (void)state;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        gf_image in, gold, fast;
-        random_image(&in, sizes[i][0], sizes[i][1]);
-        assert_int_equal(gf_image_alloc(&gold, in.width, in.height), 0);
-        assert_int_equal(gf_image_alloc(&fast, in.width, in.height), 0);
-        for (int k = 0; k < 6; k++) {
-            int t = k == 0 ? 0 : k == 1 ? 255 : k == 2 ? 254 : (int)(test_rand() % 256);
-            memset(gold.data, 0x5A, (size_t)in.width * in.height);
-            memset(fast.data, 0xA5, (size_t)in.width * in.height);
-            assert_int_equal(gf_threshold_gold(&in, &gold, t), 0);
-            assert_int_equal(gf_threshold_cpu(&in, &fast, t), 0);
-            check_levels(&in, &gold, t);
-            check_levels(&in, &fast, t);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int l = 0; l < 8; l++) {
+            const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+            const unsigned max = bits == 8 ? 255 : 65535;
+            gf_image in, gold, fast;
+            if (sizes[i][0] > 1000 && l % 4) /* the large size: one layout of each depth */
+                continue;
+            random_layout(&in, sizes[i][0], sizes[i][1], ch, bits);
+            assert_int_equal(gf_image_alloc(&gold, in.width, in.height, ch, bits), 0);
+            assert_int_equal(gf_image_alloc(&fast, in.width, in.height, ch, bits), 0);
+            for (int k = 0; k < 6; k++) {
+                int t = k == 0 ? 0 : k == 1 ? (int)max : k == 2 ? (int)max - 1
+                                                       : (int)(test_rand() % (max + 1));
+                memset(gold.data, 0x5A, gold.stride * (size_t)in.height);
+                memset(fast.data, 0xA5, fast.stride * (size_t)in.height);
+                assert_int_equal(gf_threshold_gold(&in, &gold, t), 0);
+                assert_int_equal(gf_threshold_cpu(&in, &fast, t), 0);
+                check_levels(&in, &gold, t);
+                check_levels(&in, &fast, t);
+            }
+            gf_image_free(&in);
+            gf_image_free(&gold);
+            gf_image_free(&fast);
         }
-        gf_image_free(&in);
-        gf_image_free(&gold);
-        gf_image_free(&fast);
-    }
 }
 
 /* The stage with otsu thresholds at the oracle's level, through the
@@ -144,14 +160,25 @@ static void test_stage_otsu(void **state)
         uint32_t *vals = NULL;
         size_t n;
         assert_int_equal(gf_stage_run_cpu(&s, gold, &in, &out, &vals, &n), 0);
-        check_levels(&in, &out, oracle_otsu(bins));
+        check_levels(&in, &out, oracle_otsu(bins, 256));
         gf_image_free(&out);
     }
     gf_stage_init(&s, ops);
-    assert_int_equal(ops->opts[0].parse(&s, "256"), GF_EUSAGE);
+    assert_int_equal(ops->opts[0].parse(&s, "65536"), GF_EUSAGE);
     assert_int_equal(ops->opts[0].parse(&s, "-1"), GF_EUSAGE);
     assert_int_equal(ops->opts[0].parse(&s, "12x"), GF_EUSAGE);
     assert_int_equal(ops->opts[0].parse(&s, "255"), 0);
+    /* a level above an 8-bit sample is refused for 8-bit images, with the fix */
+    assert_int_equal(ops->opts[0].parse(&s, "256"), 0);
+    gf_shape g8 = {4, 4, 1, 8}, g16 = {4, 4, 1, 16}, rgb = {4, 4, 3, 8};
+    assert_int_equal(gf_stage_accepts(&s, &g8), GF_EUSAGE);
+    assert_non_null(strstr(gf_errmsg(), "--depth 16"));
+    assert_int_equal(gf_stage_accepts(&s, &g16), 0);
+    /* otsu takes one channel and says to put --gray first */
+    gf_stage_init(&s, ops);
+    assert_int_equal(ops->opts[0].parse(&s, "otsu"), 0);
+    assert_int_equal(gf_stage_accepts(&s, &rgb), GF_EUSAGE);
+    assert_non_null(strstr(gf_errmsg(), "put --gray before it"));
     gf_image_free(&in);
 }
 
