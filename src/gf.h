@@ -25,7 +25,7 @@ extern "C" {
 #define GF_CLONES
 #endif
 
-#define GF_VERSION "0.1.0"
+#define GF_VERSION "0.2.0"
 
 enum {
     GF_OK = 0,

@@ -6,7 +6,7 @@ set -eu
 d=docs/plots
 ./gpufilt samples/moon.png --hist $d/hist-moon.csv --hist $d/hist-moon.png -q
 ./gpufilt samples/text.png --rowsum $d/rowsum-text.csv --rowsum $d/rowsum-text.png -q
-./gpufilt samples/astronaut.png --hist-channels rgb --hist $d/hist-astronaut-rgb.png -q
+./gpufilt samples/astronaut.png --hist $d/hist-astronaut-rgb.png -q
 gnuplot <<GP
 set terminal pngcairo size 800,450 font "DejaVu Sans,10"
 set datafile separator ","

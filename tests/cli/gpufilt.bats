@@ -15,7 +15,7 @@ load helper
 @test "--version prints the version" {
 	run "$GPUFILT" --version
 	[ "$status" -eq 0 ]
-	[ "$output" = "gpufilt 0.1.0" ]
+	[ "$output" = "gpufilt 0.2.0" ]
 }
 
 @test "usage errors exit 64 with a message and the usage line" {
@@ -125,9 +125,11 @@ for s in steps:
 }
 
 @test "stdin to stdout equals file to file" {
-	"$GPUFILT" "$SAMPLES/rocket.jpg" -o file.pgm --mean 3 -q
-	"$GPUFILT" - -o - --format pgm --mean 3 -q <"$SAMPLES/rocket.jpg" >pipe.pgm
-	cmp file.pgm pipe.pgm
+	"$GPUFILT" "$SAMPLES/rocket.jpg" -o file.ppm --mean 3 -q
+	"$GPUFILT" - -o - --format ppm --mean 3 -q <"$SAMPLES/rocket.jpg" >pipe.ppm
+	cmp file.ppm pipe.ppm
+	head -c 15 pipe.ppm | grep -q '^P6'
+	"$GPUFILT" - -o - --format pgm --gray -q <"$SAMPLES/rocket.jpg" >pipe.pgm
 	head -c 15 pipe.pgm | grep -q '^P5'
 }
 
@@ -141,15 +143,21 @@ for s in steps:
 	[ "$(stat -c %s l0.png)" -gt "$(stat -c %s l12.png)" ]
 }
 
-@test "colour inputs become luma; 16-bit input gets a notice" {
-	"$GPUFILT" "$SAMPLES/astronaut.png" -o a.pgm -q
+@test "colour keeps its channels, 16 bits its depth; --gray and --depth convert" {
+	"$GPUFILT" "$SAMPLES/astronaut.png" -o a.ppm -q
+	head -c 20 a.ppm | grep -q '^P6'
+	[ "$(stat -c %s a.ppm)" -eq $((15 + 512 * 512 * 3)) ]
+	"$GPUFILT" "$SAMPLES/astronaut.png" -o a.pgm --gray -q
 	head -c 20 a.pgm | grep -q '^P5'
 	[ "$(stat -c %s a.pgm)" -eq $((15 + 512 * 512)) ]
 	$REF pgm16 in16.pgm
 	run "$GPUFILT" in16.pgm -o out.pgm
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "gpufilt: in16.pgm: 16-bit samples reduced to 8 bits" ]
-	[ "$(tail -c 3 out.pgm | od -An -tu1 | tr -s ' ')" = " 255 128 0" ]
+	[ -z "$output" ] || [[ "$output" != *"reduced"* ]]
+	head -c 20 out.pgm | grep -q '65535'
+	cmp in16.pgm out.pgm
+	"$GPUFILT" in16.pgm -o out8.pgm --depth 8 -q
+	[ "$(tail -c 3 out8.pgm | od -An -tu1 | tr -s ' ')" = " 255 128 0" ]
 }
 
 @test "without a GPU: one notice at most, no GPU row; cuda exits 69" {
@@ -399,7 +407,7 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 }
 
 @test "orientation identities hold on a photo" {
-	"$GPUFILT" "$SAMPLES/coffee.png" -o in.pgm -q
+	"$GPUFILT" "$SAMPLES/coffee.png" -o in.pgm --gray -q
 	"$GPUFILT" in.pgm -o r4.pgm --rotate 90 --rotate 90 --rotate 90 --rotate 90 -q
 	cmp in.pgm r4.pgm
 	"$GPUFILT" in.pgm -o t2.pgm --transpose --transverse --rotate 180 -q
@@ -486,29 +494,32 @@ PY
 
 @test "the histogram plot decodes and has the documented size" {
 	"$GPUFILT" "$SAMPLES/moon.png" --hist-log --hist h.png -q
-	"$GPUFILT" h.png -o h.pgm -q
+	"$GPUFILT" h.png -o h.pgm --gray -q
 	[ "$(sed -n 2p h.pgm)" = "800 450" ]
-	"$GPUFILT" "$SAMPLES/astronaut.png" --hist-channels rgb --plot-size 640x360 --hist rgb.png -q
-	"$GPUFILT" rgb.png -o rgb.pgm -q
+	"$GPUFILT" "$SAMPLES/astronaut.png" --plot-size 640x360 --hist rgb.png -q
+	"$GPUFILT" rgb.png -o rgb.pgm --gray -q
 	[ "$(sed -n 2p rgb.pgm)" = "640 360" ]
 }
 
-@test "--hist-channels rgb adds R, G and B of the decoded image" {
-	"$GPUFILT" "$SAMPLES/coffee.png" --hist-channels rgb --hist h.csv --hist h.json -q
-	[ "$(head -n 1 h.csv)" = "value,r,g,b,luma" ]
+@test "a colour histogram has a column per channel; --hist-channels says what replaced it" {
+	"$GPUFILT" "$SAMPLES/coffee.png" --hist h.csv --hist h.json -q
+	[ "$(head -n 1 h.csv)" = "value,red,green,blue" ]
 	python3 - <<'PY'
 import csv, json
 j = json.load(open("h.json"))
 rows = list(csv.DictReader(open("h.csv")))
-for ch in "rgb":
-    assert [int(r[ch]) for r in rows] == j[ch]
-    assert sum(j[ch]) == 600 * 400
-assert [int(r["luma"]) for r in rows] == j["bins"]
-assert j["r"] != j["g"] != j["b"]
+assert j["channels"] == ["red", "green", "blue"] and j["bits"] == 8
+for ch in ("red", "green", "blue"):
+    assert [int(r[ch]) for r in rows] == j["bins"][ch]
+    assert sum(j["bins"][ch]) == 600 * 400 == j["stats"][ch]["pixels"]
+assert j["bins"]["red"] != j["bins"]["green"] != j["bins"]["blue"]
 PY
-	# a gray image counts its gray value in all three
-	"$GPUFILT" "$SAMPLES/coins.png" --hist-channels rgb --hist g.csv -q
-	awk -F, 'NR > 1 && !($2 == $3 && $3 == $4 && $4 == $5) { exit 1 }' g.csv
+	# a gray image keeps the one-channel CSV
+	"$GPUFILT" "$SAMPLES/coins.png" --hist g.csv -q
+	[ "$(head -n 1 g.csv)" = "value,count,cumulative" ]
+	run "$GPUFILT" "$SAMPLES/coffee.png" --hist-channels rgb --hist h.csv
+	[ "$status" -eq 64 ]
+	[[ "${lines[0]}" == *"--hist-channels is gone"*"--gray before --hist"* ]]
 }
 
 @test "--colsum and --rowsum equal brute-force sums, and the totals agree" {
@@ -528,8 +539,8 @@ assert sum(c["sums"]) == sum(r["sums"]) == c["total"] == r["total"] == total
 assert c["axis"] == "column" and r["axis"] == "row"
 PY
 	"$GPUFILT" "$SAMPLES/text.png" --colsum c.png --rowsum r.png -q
-	"$GPUFILT" c.png -o c.pgm -q
-	"$GPUFILT" r.png -o r.pgm -q
+	"$GPUFILT" c.png -o c.pgm --gray -q
+	"$GPUFILT" r.png -o r.pgm --gray -q
 	[ "$(sed -n 2p c.pgm)" = "800 450" ]
 	[ "$(sed -n 2p r.pgm)" = "800 450" ]
 }
@@ -591,9 +602,9 @@ make_batch() {
 
 @test "batch: templates name outputs and reports; collisions are usage errors" {
 	make_batch
-	"$GPUFILT" --mean 3 -o 'o/{stem}.blur.pgm' --hist 'h/{index}-{name}.csv' \
+	"$GPUFILT" --mean 3 -o 'o/{stem}.blur.png' --hist 'h/{index}-{name}.csv' \
 		in/camera.png in/rocket.jpg -q
-	[ -s o/camera.blur.pgm ] && [ -s o/rocket.blur.pgm ]
+	[ -s o/camera.blur.png ] && [ -s o/rocket.blur.png ]
 	[ -s h/1-camera.png.csv ] && [ -s h/2-rocket.jpg.csv ]
 	"$GPUFILT" --transpose -o '{dir}/{stem}-t.{ext}.png' in/coins.png in/text.png -q
 	[ -s in/coins-t.png.png ] && [ -s in/text-t.png.png ]

@@ -10,7 +10,7 @@ ffs() { head -c "$1" /dev/zero | tr '\0' '\377' >"$2"; }
 
 @test "1: a PPM sample above maxval is an error, not a write past the histogram" {
 	printf 'P6\n1 1\n1\n\377\377\377' >a.ppm
-	run "$GPUFILT" a.ppm --hist-channels rgb --hist h.csv
+	run "$GPUFILT" a.ppm --hist h.csv
 	[ "$status" -eq 65 ]
 	[ "$output" = "gpufilt: a.ppm: PPM sample above maxval 1 in row 0" ]
 	[ ! -e h.csv ]
@@ -116,10 +116,18 @@ def bmp(topdown):
 open("td.bmp", "wb").write(bmp(True))
 open("bu.bmp", "wb").write(bmp(False))
 PY
-	"$GPUFILT" td.bmp -o td.pgm -q
-	"$GPUFILT" bu.bmp -o bu.pgm -q
-	[ "$(sed -n 2p td.pgm)" = "5 3" ]
-	cmp td.pgm bu.pgm
+	"$GPUFILT" td.bmp -o td.ppm -q
+	"$GPUFILT" bu.bmp -o bu.ppm -q
+	[ "$(sed -n 2p td.ppm)" = "5 3" ]
+	cmp td.ppm bu.ppm
+	# and both are the pixels as written, RGB (a BMP stores BGR)
+	python3 - <<'PY'
+import random
+rng = random.Random(5)
+px = [[bytes(rng.randrange(256) for _ in range(3)) for x in range(5)] for y in range(3)]
+want = b"".join(p[::-1] for row in px for p in row)
+assert open("td.ppm", "rb").read().split(b"\n", 3)[3] == want
+PY
 }
 
 @test "6: memory stays bounded: /dev/zero, JPEG and BMP bombs, a large RGB PNG" {

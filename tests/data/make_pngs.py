@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 """make_pngs.py OUTDIR [SEED] - PNG files of every colour type and bit depth
 the format allows, plain and Adam7-interlaced, with and without tRNS, each
-beside NAME.pgm: the 8-bit luma gpufilt must decode it to, computed here by
-the rule (scale each sample to 8 bits as round(v * 255 / max), then
-(77 R + 150 G + 29 B) >> 8; gray as is; alpha dropped). Written with zlib and
-struct only, so it is independent of any PNG library."""
+beside NAME.pam: the image gpufilt must decode it to, computed here by the
+rules (the stored channels and depth; 1-, 2- and 4-bit gray scaled to 8 bits
+by bit replication; a palette as RGB, RGBA with tRNS; tRNS on gray or RGB
+as alpha, 0 for the key colour and the maximum elsewhere), written as
+gpufilt writes PAM. Written with zlib and struct only, so it is independent
+of any PNG library."""
 import os
 import random
 import struct
 import sys
 import zlib
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from pgm import write_pgm  # noqa: E402
 
 ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
          (0, 1, 1, 2)]
@@ -63,19 +62,26 @@ def png(w, h, ctype, depth, pix, interlace, plte=None, trns=None):
     return out + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b"")
 
 
-def scale(v, depth):
-    m = (1 << depth) - 1
-    return (v * 255 + m // 2) // m
-
-
-def luma(samples, ctype, depth, plte):
+def decoded(samples, ctype, depth, plte, trns):
+    """The samples gpufilt decodes a pixel to."""
     if ctype == 3:
-        r, g, b = plte[samples[0]]
-        return (77 * r + 150 * g + 29 * b) >> 8
-    if ctype in (0, 4):
-        return scale(samples[0], depth)
-    r, g, b = (scale(s, depth) for s in samples[:3])
-    return (77 * r + 150 * g + 29 * b) >> 8
+        i = samples[0]
+        return tuple(plte[i]) + ((trns[i] if i < len(trns) else 255,) if trns else ())
+    px = tuple(s * (255 // ((1 << depth) - 1)) if depth < 8 else s for s in samples)
+    if trns is not None and ctype in (0, 2):
+        key = struct.unpack(">%dH" % len(samples), trns)
+        px += (0 if tuple(samples) == key else (65535 if depth == 16 else 255),)
+    return px
+
+
+def write_pam(path, w, h, rows, bits):
+    ch = len(rows[0][0])
+    tuple_type = {1: "GRAYSCALE", 2: "GRAYSCALE_ALPHA", 3: "RGB", 4: "RGB_ALPHA"}[ch]
+    fmt = ">H" if bits == 16 else "B"
+    with open(path, "wb") as f:
+        f.write(b"P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n" % (
+            w, h, ch, (1 << bits) - 1, tuple_type.encode()))
+        f.write(b"".join(struct.pack(fmt, s) for row in rows for px in row for s in px))
 
 
 def main():
@@ -107,8 +113,9 @@ def main():
                                                "-t" if trns else "")
                 with open(os.path.join(out, name + ".png"), "wb") as f:
                     f.write(png(w, h, ctype, depth, pix, interlace, plte, trns))
-                write_pgm(os.path.join(out, name + ".pgm"), w, h,
-                          [luma(pix[y][x], ctype, depth, plte) for y in range(h) for x in range(w)])
+                write_pam(os.path.join(out, name + ".pam"), w, h,
+                          [[decoded(pix[y][x], ctype, depth, plte, trns) for x in range(w)]
+                           for y in range(h)], 16 if depth == 16 else 8)
                 n += 1
     print("make_pngs: %d files in %s" % (n, out))
 
