@@ -3,13 +3,19 @@
  * pointer of its own declared type, so gpufilt neither needs it to start nor
  * to be built (GF_HAVE_NVJPEG=0 without the toolkit's nvjpeg.h: every call
  * here says nvJPEG is unavailable). The decoding follows NVIDIA's
- * CUDALibrarySamples nvJPEG-Decoder (hardware backend, batched). */
+ * CUDALibrarySamples nvJPEG-Decoder (hardware backend, batched). A colour
+ * JPEG is decoded to its planes (NVJPEG_OUTPUT_YUV) and made RGB here by
+ * libjpeg-turbo's own upsampling and colour arithmetic
+ * (src/codec/jpeg_color.h): nvJPEG's RGB output differs from
+ * libjpeg-turbo's on subsampled files (docs/benchmarks.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
+#include "../src/codec/codec.h"
+#include "../src/codec/jpeg_color.h"
 #include "../src/gpujpeg.h"
 
 #ifndef GF_HAVE_NVJPEG
@@ -26,10 +32,12 @@
 #define NVJPEG_FUNCTIONS(X)                                                                   \
     X(nvjpegCreateEx) X(nvjpegDestroy) X(nvjpegJpegStateCreate) X(nvjpegJpegStateDestroy)     \
     X(nvjpegJpegStreamCreate) X(nvjpegJpegStreamDestroy) X(nvjpegJpegStreamParseHeader)       \
+    X(nvjpegJpegStreamGetComponentsNum) X(nvjpegJpegStreamGetComponentDimensions)             \
+    X(nvjpegJpegStreamGetChromaSubsampling)                                                   \
     X(nvjpegDecodeBatchedSupported) X(nvjpegDecodeBatchedInitialize) X(nvjpegDecodeBatched)   \
     X(nvjpegEncoderStateCreate) X(nvjpegEncoderStateDestroy) X(nvjpegEncoderParamsCreate)     \
     X(nvjpegEncoderParamsDestroy) X(nvjpegEncoderParamsSetQuality)                            \
-    X(nvjpegEncoderParamsSetSamplingFactors) X(nvjpegEncodeYUV)                               \
+    X(nvjpegEncoderParamsSetSamplingFactors) X(nvjpegEncodeYUV) X(nvjpegEncodeImage)          \
     X(nvjpegEncodeRetrieveBitstream)
 #define POINTER(f) static decltype(&f) p_##f;
 NVJPEG_FUNCTIONS(POINTER)
@@ -69,9 +77,12 @@ struct gf_jpeg_gpu {
     nvjpegJpegState_t state;
     nvjpegJpegStream_t parsed; /* for the headers */
     cudaStream_t stream;
+    unsigned char *planes; /* the colour files' decoded planes, device memory */
+    size_t planes_bytes;
     pthread_mutex_t lock; /* for encoders */
     struct {
         cudaStream_t stream;
+        int channels; /* 1: gray; 3: RGB, chroma 4:2:0 */
         int quality;
         nvjpegEncoderState_t state;
         nvjpegEncoderParams_t params;
@@ -125,6 +136,8 @@ extern "C" void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
         p_nvjpegEncoderStateDestroy(j->enc[i].state);
     }
     pthread_mutex_destroy(&j->lock);
+    if (j->planes)
+        cudaFree(j->planes);
     if (j->parsed)
         p_nvjpegJpegStreamDestroy(j->parsed);
     if (j->state)
@@ -136,63 +149,189 @@ extern "C" void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
     free(j);
 }
 
+/* jpeg_rgb_kernel: a colour JPEG's planes to interleaved RGB (8u_C3) in
+ * out, libjpeg-turbo's way (src/codec/jpeg_color.h): a thread takes 4
+ * pixels of a row, reads their luma as a word and their chroma through the
+ * upsampling rule, and stores 12 bytes as 3 words (rows start on 256-byte
+ * boundaries, so they are aligned). 64x4 threads a block. */
+#define RGB_BX 64
+#define RGB_BY 4
+
+__global__ void __launch_bounds__(RGB_BX *RGB_BY)
+    jpeg_rgb_kernel(const unsigned char *__restrict__ y, size_t ypitch, gf_jpeg_plane cb,
+                    gf_jpeg_plane cr, unsigned char *__restrict__ out, size_t opitch, int w, int h)
+{
+    const int x0 = 4 * (blockIdx.x * RGB_BX + threadIdx.x), row = blockIdx.y * RGB_BY + threadIdx.y;
+
+    if (x0 >= w || row >= h)
+        return;
+    unsigned char px[12];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int x = min(x0 + k, w - 1); /* past the row's end: computed, not stored */
+        gf_jpeg_ycc_rgb(y[(size_t)row * ypitch + x], gf_jpeg_chroma(&cb, x, row),
+                        gf_jpeg_chroma(&cr, x, row), px + 3 * k);
+    }
+    unsigned char *o = out + (size_t)row * opitch + 3 * (size_t)x0;
+    if (x0 + 4 <= w) {
+        unsigned *ow = (unsigned *)(void *)o;
+#pragma unroll
+        for (int q = 0; q < 3; q++)
+            ow[q] = (unsigned)px[4 * q] | (unsigned)px[4 * q + 1] << 8 |
+                    (unsigned)px[4 * q + 2] << 16 | (unsigned)px[4 * q + 3] << 24;
+    } else {
+        for (int k = 0; k < 3 * (w - x0); k++)
+            o[k] = px[k];
+    }
+}
+
+/* What a colour file needs in the planes buffer: the luma plane and two
+ * chroma planes of the component sizes, rows padded to GF_PITCH_ALIGN. */
+typedef struct colour_file {
+    int w, h, hs, vs, cw, ch;
+    size_t ypitch, cpitch, off; /* off: where its planes start */
+} colour_file;
+
+static size_t align_pitch(int width)
+{
+    return ((size_t)width + GF_PITCH_ALIGN - 1) / GF_PITCH_ALIGN * GF_PITCH_ALIGN;
+}
+
+/* The planes buffer grown to at least bytes (cudaFree and cudaMalloc wait
+ * for the device: it only grows, to the largest batch seen). */
+static int planes_buffer(gf_jpeg_gpu *j, size_t bytes)
+{
+    if (j->planes_bytes >= bytes)
+        return 0;
+    if (j->planes)
+        cudaFree(j->planes);
+    j->planes = NULL;
+    j->planes_bytes = 0;
+    GF_CUDA_CHECK(cudaMalloc((void **)&j->planes, bytes));
+    j->planes_bytes = bytes;
+    return 0;
+}
+
+/* Decodes the m files ptr/lens into img (all of one output format) and
+ * waits; 1 when nvJPEG did it. */
+static int decode_batch(gf_jpeg_gpu *j, int m, const unsigned char *const *ptr, const size_t *lens,
+                        nvjpegImage_t *img, nvjpegOutputFormat_t fmt)
+{
+    return m == 0 ||
+           (NVJ(p_nvjpegDecodeBatchedInitialize(j->handle, j->state, m, 1, fmt)) &&
+            NVJ(p_nvjpegDecodeBatched(j->handle, j->state, ptr, lens, img, j->stream)));
+}
+
 extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
                                   const size_t *len, gf_dimage *const *out, int *status)
 {
-    const unsigned char *ptr[MAX_BATCH];
-    size_t lens[MAX_BATCH];
-    nvjpegImage_t img[MAX_BATCH];
-    int idx[MAX_BATCH], m = 0;
+    /* two sub-batches: files to their luma (1 channel), files to RGB */
+    const unsigned char *ptr[2][MAX_BATCH];
+    size_t lens[2][MAX_BATCH], total = 0;
+    nvjpegImage_t img[2][MAX_BATCH];
+    int idx[2][MAX_BATCH], m[2] = {0, 0};
+    colour_file cf[MAX_BATCH];
 
     GF_CUDA_CHECK(cudaSetDevice(j->device));
     for (int i = 0; i < n; i++) {
+        const int rgb = out[i]->channels == 3;
         int supported = -1;
         status[i] = GF_JPEG_GPU_REFUSED;
-        if (m == MAX_BATCH || out[i]->channels != 1 ||
+        if (m[rgb] == MAX_BATCH || (out[i]->channels != 1 && out[i]->channels != 3) ||
             !NVJ(p_nvjpegJpegStreamParseHeader(j->handle, data[i], len[i], j->parsed)) ||
             !NVJ(p_nvjpegDecodeBatchedSupported(j->handle, j->parsed, &supported)) ||
             supported != 0)
             continue;
-        memset(&img[m], 0, sizeof img[m]);
-        img[m].channel[0] = out[i]->data;
-        img[m].pitch[0] = out[i]->pitch;
-        ptr[m] = data[i];
-        lens[m] = len[i];
-        idx[m++] = i;
+        if (rgb) {
+            colour_file *c = &cf[m[1]];
+            nvjpegChromaSubsampling_t css;
+            unsigned ncomp = 0, cw = 0, ch = 0;
+            /* the sampling factors libjpeg-turbo's rule knows, by TJSAMP_* */
+            static const int tjsamp[] = {0, 1, 2, 4, 5}; /* CSS 444 422 420 440 411 */
+            if (!NVJ(p_nvjpegJpegStreamGetComponentsNum(j->parsed, &ncomp)) || ncomp != 3 ||
+                !NVJ(p_nvjpegJpegStreamGetChromaSubsampling(j->parsed, &css)) || css < 0 ||
+                css > NVJPEG_CSS_411 || !gf_jpeg_sampling(tjsamp[css], &c->hs, &c->vs) ||
+                !NVJ(p_nvjpegJpegStreamGetComponentDimensions(j->parsed, 1, &cw, &ch)))
+                continue;
+            c->w = out[i]->width;
+            c->h = out[i]->height;
+            c->cw = (int)cw;
+            c->ch = (int)ch;
+            /* the chroma planes libjpeg-turbo upsamples from */
+            if (c->cw != (c->w + c->hs - 1) / c->hs || c->ch != (c->h + c->vs - 1) / c->vs)
+                continue;
+            c->ypitch = align_pitch(c->w);
+            c->cpitch = align_pitch(c->cw);
+            c->off = total;
+            total += c->ypitch * (size_t)c->h + 2 * c->cpitch * (size_t)c->ch;
+        }
+        memset(&img[rgb][m[rgb]], 0, sizeof img[rgb][m[rgb]]);
+        if (!rgb) {
+            img[0][m[0]].channel[0] = out[i]->data;
+            img[0][m[0]].pitch[0] = out[i]->pitch;
+        }
+        ptr[rgb][m[rgb]] = data[i];
+        lens[rgb][m[rgb]] = len[i];
+        idx[rgb][m[rgb]++] = i;
     }
-    if (m == 0)
-        return 0;
-    int ok = NVJ(p_nvjpegDecodeBatchedInitialize(j->handle, j->state, m, 1, NVJPEG_OUTPUT_Y)) &&
-             NVJ(p_nvjpegDecodeBatched(j->handle, j->state, ptr, lens, img, j->stream));
-    GF_CUDA_CHECK(cudaStreamSynchronize(j->stream));
-    GF_CUDA_CHECK(cudaGetLastError());
-    for (int k = 0; k < m; k++)
-        status[idx[k]] = ok ? GF_JPEG_GPU_DONE : GF_JPEG_GPU_FAILED;
+    if (m[1] && planes_buffer(j, total)) {
+        for (int k = 0; k < m[1]; k++) /* no room for planes: the CPU decodes them */
+            idx[1][k] = -1;
+        m[1] = 0;
+    }
+    for (int k = 0; k < m[1]; k++) {
+        const colour_file *c = &cf[k];
+        unsigned char *p = j->planes + c->off;
+        img[1][k].channel[0] = p;
+        img[1][k].pitch[0] = c->ypitch;
+        img[1][k].channel[1] = p + c->ypitch * (size_t)c->h;
+        img[1][k].channel[2] = img[1][k].channel[1] + c->cpitch * (size_t)c->ch;
+        img[1][k].pitch[1] = img[1][k].pitch[2] = c->cpitch;
+    }
+    for (int g = 0; g < 2; g++) {
+        int ok = decode_batch(j, m[g], ptr[g], lens[g], img[g],
+                              g ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_Y);
+        for (int k = 0; ok && g == 1 && k < m[1]; k++) {
+            const colour_file *c = &cf[k];
+            const gf_jpeg_plane cb = {img[1][k].channel[1], c->cpitch, c->cw, c->ch, c->hs, c->vs};
+            gf_jpeg_plane cr = cb;
+            cr.data = img[1][k].channel[2];
+            const gf_dimage *o = out[idx[1][k]];
+            dim3 grid((c->w + 4 * RGB_BX - 1) / (4 * RGB_BX), (c->h + RGB_BY - 1) / RGB_BY);
+            jpeg_rgb_kernel<<<grid, dim3(RGB_BX, RGB_BY), 0, j->stream>>>(
+                img[1][k].channel[0], c->ypitch, cb, cr, o->data, o->pitch, c->w, c->h);
+        }
+        GF_CUDA_CHECK(cudaStreamSynchronize(j->stream));
+        GF_CUDA_CHECK(cudaGetLastError());
+        for (int k = 0; k < m[g]; k++)
+            status[idx[g][k]] = ok ? GF_JPEG_GPU_DONE : GF_JPEG_GPU_FAILED;
+    }
     return 0;
 }
 
 /* The encoder state and parameters for stream st at quality: made on a
  * stream's first encode and kept (making them takes milliseconds). A
  * stream belongs to one thread, so its entry is used by one at a time. */
-static int encoder(gf_jpeg_gpu *j, cudaStream_t st, int quality, nvjpegEncoderState_t *es,
-                   nvjpegEncoderParams_t *ep)
+static int encoder(gf_jpeg_gpu *j, cudaStream_t st, int channels, int quality,
+                   nvjpegEncoderState_t *es, nvjpegEncoderParams_t *ep)
 {
     int i, rc = 0;
 
     pthread_mutex_lock(&j->lock);
-    for (i = 0; i < j->nenc && j->enc[i].stream != st; i++)
+    for (i = 0; i < j->nenc && (j->enc[i].stream != st || j->enc[i].channels != channels); i++)
         ;
     if (i == j->nenc) {
         if (i == MAX_ENCODERS ||
             !NVJ(p_nvjpegEncoderStateCreate(j->handle, &j->enc[i].state, st))) {
             rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG: cannot create an encoder");
         } else if (!NVJ(p_nvjpegEncoderParamsCreate(j->handle, &j->enc[i].params, st)) ||
-                   !NVJ(p_nvjpegEncoderParamsSetSamplingFactors(j->enc[i].params,
-                                                                NVJPEG_CSS_GRAY, st))) {
+                   !NVJ(p_nvjpegEncoderParamsSetSamplingFactors(
+                       j->enc[i].params, channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420, st))) {
             p_nvjpegEncoderStateDestroy(j->enc[i].state);
             rc = gf_err(GF_EINTERNAL, NULL, "nvJPEG: cannot create an encoder");
         } else {
             j->enc[i].stream = st;
+            j->enc[i].channels = channels;
             j->enc[i].quality = -1;
             j->nenc++;
         }
@@ -214,8 +353,8 @@ extern "C" int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage 
                                   unsigned char **out, size_t *len)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    nvjpegEncoderState_t es;
-    nvjpegEncoderParams_t ep;
+    nvjpegEncoderState_t es = NULL;
+    nvjpegEncoderParams_t ep = NULL;
     nvjpegImage_t img;
     size_t n = 0;
     int rc;
@@ -226,10 +365,15 @@ extern "C" int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage 
     img.channel[0] = in->data;
     img.pitch[0] = in->pitch;
     GF_CUDA_CHECK(cudaSetDevice(j->device));
-    if ((rc = encoder(j, st, quality, &es, &ep)))
+    if (in->bits != 8 || (in->channels != 1 && in->channels != 3))
+        return gf_format_holds(GF_FMT_JPEG, in->channels, in->bits);
+    if ((rc = encoder(j, st, in->channels, quality, &es, &ep)))
         return rc;
-    if (!NVJ(p_nvjpegEncodeYUV(j->handle, es, ep, &img, NVJPEG_CSS_GRAY, in->width, in->height,
-                               st)) ||
+    if (!NVJ(in->channels == 1
+                 ? p_nvjpegEncodeYUV(j->handle, es, ep, &img, NVJPEG_CSS_GRAY, in->width,
+                                     in->height, st)
+                 : p_nvjpegEncodeImage(j->handle, es, ep, &img, NVJPEG_INPUT_RGBI, in->width,
+                                       in->height, st)) ||
         !NVJ(p_nvjpegEncodeRetrieveBitstream(j->handle, es, NULL, &n, st)))
         return gf_err(GF_EINTERNAL, NULL, "nvJPEG could not encode the image");
     if (!(*out = (unsigned char *)malloc(n ? n : 1)))

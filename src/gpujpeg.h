@@ -1,13 +1,15 @@
 /* gpujpeg.h - JPEG on the GPU (cuda/nvjpeg.cu): nvJPEG's hardware decoder,
- * in batches, writing each file's luma (Y) plane straight into a device
- * image; and nvJPEG's encoder, for --backend cuda. nvJPEG is loaded when it
+ * in batches, writing each file's luma (Y) plane, or its RGB, straight into
+ * a device image; and nvJPEG's encoder, for --backend cuda. nvJPEG is loaded when it
  * is first asked for (libnvjpeg.so.13 of the CUDA toolkit): a machine
  * without it, or a GPU without hardware JPEG engines, decodes JPEGs on the
  * CPU, with the same bytes.
  *
  * The hardware decoder gives libjpeg-turbo's grayscale decode bit for bit on
  * the files it accepts (docs/benchmarks.md, "JPEG on the GPU"): baseline,
- * Huffman-coded, YCbCr or gray, 4:4:4, 4:2:2, 4:2:0 and 4:4:0. Everything
+ * Huffman-coded, YCbCr or gray, 4:4:4, 4:2:2, 4:2:0 and 4:4:0. For RGB its
+ * planes are upsampled and converted by libjpeg-turbo's own rules
+ * (src/codec/jpeg_color.h), for libjpeg-turbo's RGB bit for bit. Everything
  * else (progressive, arithmetic, 4:1:1, RGB- or CMYK-coded) is refused here
  * and goes to the CPU. */
 #ifndef GF_GPUJPEG_H
@@ -36,7 +38,8 @@ enum { GF_JPEG_GPU_DONE = 0, GF_JPEG_GPU_REFUSED = 1, GF_JPEG_GPU_FAILED = 2 };
 
 /* Decodes the n JPEG files data[i] (host memory, len[i] bytes) whose
  * headers the hardware decoder takes, in one batch, into out[i] (device
- * images whose shape the caller has set to the file's size), and waits.
+ * images whose shape the caller has set to the file's size: one channel for
+ * its luma, three for RGB, 8 bits), and waits.
  * status[i]: GF_JPEG_GPU_DONE, GF_JPEG_GPU_REFUSED (not a file for the
  * hardware decoder) or GF_JPEG_GPU_FAILED; either of the last two is for the
  * CPU to decode. Returns 0, or GF_EINTERNAL when CUDA itself failed (the
@@ -44,8 +47,9 @@ enum { GF_JPEG_GPU_DONE = 0, GF_JPEG_GPU_REFUSED = 1, GF_JPEG_GPU_FAILED = 2 };
 int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
                        const size_t *len, gf_dimage *const *out, int *status);
 
-/* Encodes device image in as an 8-bit gray JPEG at quality (1-100) on
- * stream (g's), into a malloc'd buffer *out of *len bytes. Thread-safe
+/* Encodes device image in (8-bit gray, or RGB as YCbCr 4:2:0) as a JPEG
+ * at quality (1-100) on stream (g's), into a malloc'd buffer *out of *len
+ * bytes. Thread-safe
  * for different streams: each stream gets an encoder state on its first
  * call, kept until gf_jpeg_gpu_close. Errors: GF_ENOGPU, GF_EINTERNAL. */
 int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage *in, int quality,

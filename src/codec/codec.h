@@ -63,11 +63,11 @@ gf_format gf_format_from_name(const char *path);
 int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
- * (explicit != 0) or GF_FMT_NONE. An extension that names no written format
+ * (given != 0) or GF_FMT_NONE. An extension that names no written format
  * (.webp, .tif, ...) is refused with the formats gpufilt writes; a --format
  * that contradicts the extension is refused; a name without an extension
  * needs --format. Returns 0 with *fmt set, or GF_EUSAGE. */
-int gf_format_check_name(const char *path, gf_format *fmt, int explicit);
+int gf_format_check_name(const char *path, gf_format *fmt, int given);
 
 /* How to encode an image output. */
 typedef struct gf_encode_opts {

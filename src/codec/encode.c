@@ -54,7 +54,7 @@ gf_format gf_format_from_name(const char *path)
     return ext ? lookup(ext, strcasecmp) : GF_FMT_NONE;
 }
 
-int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
+int gf_format_check_name(const char *path, gf_format *fmt, int given)
 {
     const char *ext = extension(path);
     gf_format named = gf_format_from_name(path);
@@ -64,10 +64,10 @@ int gf_format_check_name(const char *path, gf_format *fmt, int explicit)
                       "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM "
                       "(.ppm), PAM (.pam) and JPEG (.jpg, .jpeg)",
                       ext);
-    if (explicit && named && named != *fmt)
+    if (given && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
                       gf_format_name(*fmt));
-    if (!explicit)
+    if (!given)
         *fmt = named;
     if (!*fmt)
         return gf_err(GF_EUSAGE, path,

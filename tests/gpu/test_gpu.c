@@ -1,7 +1,8 @@
 /* test_gpu.c - every CUDA variant of every registered stage, in every test
- * configuration the stage gives, against its gold reference bit for bit, on
- * fresh random images of awkward sizes, on constant and two-valued images
- * and on the samples. Outputs are poisoned before each run. Usage:
+ * configuration the stage gives, on every layout the stage takes, against
+ * its gold reference bit for bit, on fresh random images of awkward sizes,
+ * on constant and two-valued images and on the samples. Outputs are
+ * poisoned before each run. Usage:
  *   test_gpu [--small] [SAMPLE...]
  * --small keeps to sizes that compute-sanitizer runs in seconds. The random
  * seed is printed; GPUFILT_TEST_SEED replays one. Exits 0 with "SKIP" when
@@ -22,9 +23,9 @@ static int passed, failed;
 static gf_gpu *gpu;
 static uint64_t rng_state;
 
-static void random_image(gf_image *im, int w, int h)
+static void random_image(gf_image *im, int w, int h, int channels, int bits)
 {
-    if (gf_image_random(im, w, h, &rng_state)) {
+    if (gf_image_random(im, w, h, channels, bits, &rng_state)) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
@@ -55,16 +56,20 @@ static void check_stage(const gf_stage *s, const gf_image *img, const char *what
     gf_output_free(&ref);
 }
 
-/* Every configuration of every registered stage, on one image. */
+/* Every configuration of every registered stage that takes img's layout,
+ * on img. */
 static void check_all(const gf_image *img, const char *what)
 {
+    const gf_shape sh = gf_image_shape(img);
+
     for (int i = 0; gf_stages[i]; i++)
         for (int c = 0;; c++) {
             gf_stage s;
             gf_stage_init(&s, gf_stages[i]);
             if (!s.ops->config(&s, c, 0, &rng_state))
                 break;
-            check_stage(&s, img, what);
+            if (gf_stage_accepts(&s, &sh) == 0)
+                check_stage(&s, img, what);
         }
 }
 
@@ -81,8 +86,11 @@ int main(int argc, char **argv)
     const int(*sizes)[2] = is_small ? small : full;
     const int nsizes = is_small ? (int)(sizeof small / sizeof small[0])
                                 : (int)(sizeof full / sizeof full[0]);
+    static const int layouts[8][2] = {{1, 8},  {2, 8},  {3, 8},  {4, 8},
+                                      {1, 16}, {2, 16}, {3, 16}, {4, 16}};
     char name[128], what[256];
-    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES};
+    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
+                     GF_DEFAULT_MAX_IMAGE_BYTES};
 
     if (gf_gpu_open(0, &gpu, name, sizeof name)) {
         printf("SKIP: %s\n", gf_errmsg());
@@ -91,30 +99,45 @@ int main(int argc, char **argv)
     rng_state = test_seed();
     printf("test_gpu on %s, seed %llu (GPUFILT_TEST_SEED=%llu replays it)\n", name,
            (unsigned long long)rng_state, (unsigned long long)rng_state);
-    for (int i = 0; i < nsizes; i++) {
-        gf_image img;
-        random_image(&img, sizes[i][0], sizes[i][1]);
-        snprintf(what, sizeof what, "random %dx%d", sizes[i][0], sizes[i][1]);
-        check_all(&img, what);
-        gf_image_free(&img);
-    }
+    for (int i = 0; i < nsizes; i++)
+        for (int l = 0; l < 8; l++) {
+            gf_image img;
+            const int ch = layouts[l][0], bits = layouts[l][1];
+            /* the largest size in the layouts the speed targets name, beside gray;
+             * under --small (compute-sanitizer) every layout on a few sizes */
+            if (sizes[i][0] * sizes[i][1] > 16000000 && !(ch == 1 || (ch == 3 && bits == 8)))
+                continue;
+            if (is_small && l > 0 && i % 3 != 1)
+                continue;
+            random_image(&img, sizes[i][0], sizes[i][1], ch, bits);
+            snprintf(what, sizeof what, "random %dx%d %s", sizes[i][0], sizes[i][1],
+                     gf_layout_name(ch, bits));
+            check_all(&img, what);
+            gf_image_free(&img);
+        }
     /* histograms punish atomics on flat data: constant and two-valued
      * images; three values in equal counts tie Otsu's scores exactly at two
      * different splits (the exact comparison's path) */
-    for (int i = 0; i < 3; i++) {
-        static const char *const kinds[] = {"constant", "two-valued", "three-valued"};
-        static const unsigned char three[] = {10, 20, 30};
-        gf_image img;
-        int w = is_small ? 301 : 4001, h = is_small ? 78 : 999;
-        random_image(&img, w, h);
-        for (size_t p = 0; p < (size_t)w * h; p++)
-            img.data[p] = i == 0   ? 200
-                          : i == 1 ? (img.data[p] & 1 ? 3 : 250)
-                                   : three[p % 3];
-        snprintf(what, sizeof what, "%s %dx%d", kinds[i], w, h);
-        check_all(&img, what);
-        gf_image_free(&img);
-    }
+    for (int i = 0; i < 3; i++)
+        for (int l = 0; l < 8; l++) {
+            static const char *const kinds[] = {"constant", "two-valued", "three-valued"};
+            static const unsigned three[] = {10, 20, 30};
+            const int ch = layouts[l][0], bits = layouts[l][1];
+            const unsigned hi = bits == 8 ? 250 : 65000;
+            gf_image img;
+            int w = is_small ? 301 : 4001, h = is_small ? 78 : 999;
+            random_image(&img, w, h, ch, bits);
+            for (size_t p = 0; p < (size_t)w * h * (size_t)ch; p++) {
+                const unsigned v = gf_sample(&img, (int)(p / (size_t)ch % (size_t)w),
+                                             (int)(p / (size_t)ch / (size_t)w), (int)(p % (size_t)ch));
+                gf_sample_set(&img, (int)(p / (size_t)ch % (size_t)w),
+                              (int)(p / (size_t)ch / (size_t)w), (int)(p % (size_t)ch),
+                              i == 0 ? 200 : i == 1 ? (v & 1 ? 3 : hi) : three[p % 3]);
+            }
+            snprintf(what, sizeof what, "%s %dx%d %s", kinds[i], w, h, gf_layout_name(ch, bits));
+            check_all(&img, what);
+            gf_image_free(&img);
+        }
     for (int i = 1 + is_small; i < argc; i++) {
         gf_image img;
         gf_load_info info;

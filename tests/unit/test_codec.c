@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <turbojpeg.h>
+
 #include "../../src/codec/codec.h"
+#include "../../src/codec/jpeg_color.h"
 #include "../../src/pipeline.h"
 
 static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
@@ -143,6 +146,65 @@ static void test_jpeg_layouts(void **state)
         free(buf);
         gf_image_free(&a);
     }
+}
+
+/* The GPU's colour rule (src/codec/jpeg_color.h) on libjpeg-turbo's own
+ * decoded planes gives libjpeg-turbo's own RGB, bit for bit, for every
+ * chroma subsampling, at odd and tiny sizes (where 2:1 falls back to
+ * replication), on noisy images that exercise clamping. */
+static void test_jpeg_color_rule(void **state)
+{
+    static const int samps[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440, TJSAMP_411};
+    static const int sizes[][2] = {{1, 1}, {2, 2},  {3, 5},   {5, 3},  {4, 4},   {7, 5},
+                                   {17, 9}, {9, 17}, {33, 31}, {64, 1}, {1, 64}, {101, 37}};
+    tjhandle c = tjInitCompress(), d = tjInitDecompress();
+    int checked = 0;
+    (void)state;
+    assert_non_null(c);
+    assert_non_null(d);
+    for (size_t si = 0; si < sizeof samps / sizeof samps[0]; si++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            const int w = sizes[z][0], h = sizes[z][1], ss = samps[si];
+            unsigned char *px = malloc((size_t)w * h * 3), *ref = malloc((size_t)w * h * 3);
+            unsigned char *jpg = NULL, *planes[3];
+            unsigned long jlen = 0;
+            int strides[3], hs = 1, vs = 1;
+            assert_true(gf_jpeg_sampling(ss, &hs, &vs));
+            for (int i = 0; i < w * h * 3; i++) /* noise on a gradient */
+                px[i] = (unsigned char)((i % 3) * 60 + (i / 3 % w) * 3 + (test_rand() % 90));
+            assert_int_equal(tjCompress2(c, px, w, 0, h, TJPF_RGB, &jpg, &jlen, ss, 85, 0), 0);
+            assert_int_equal(tjDecompress2(d, jpg, jlen, ref, w, 0, h, TJPF_RGB, 0), 0);
+            for (int k = 0; k < 3; k++) {
+                strides[k] = tjPlaneWidth(k, w, ss);
+                planes[k] = malloc((size_t)strides[k] * tjPlaneHeight(k, h, ss));
+            }
+            assert_int_equal(tjDecompressToYUVPlanes(d, jpg, jlen, planes, w, strides, h, 0), 0);
+            const gf_jpeg_plane cb = {planes[1], (size_t)strides[1], tjPlaneWidth(1, w, ss),
+                                      tjPlaneHeight(1, h, ss), hs, vs};
+            gf_jpeg_plane cr = cb;
+            cr.data = planes[2];
+            assert_int_equal(cb.cw, (w + hs - 1) / hs);
+            assert_int_equal(cb.ch, (h + vs - 1) / vs);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    unsigned char rgb[3];
+                    gf_jpeg_ycc_rgb(planes[0][(size_t)y * strides[0] + x], gf_jpeg_chroma(&cb, x, y),
+                                    gf_jpeg_chroma(&cr, x, y), rgb);
+                    if (memcmp(rgb, ref + ((size_t)y * w + x) * 3, 3))
+                        fail_msg("subsampling %d, %dx%d, at (%d,%d): %d %d %d, libjpeg-turbo %d %d %d",
+                                 ss, w, h, x, y, rgb[0], rgb[1], rgb[2], ref[(y * w + x) * 3],
+                                 ref[(y * w + x) * 3 + 1], ref[(y * w + x) * 3 + 2]);
+                    checked++;
+                }
+            for (int k = 0; k < 3; k++)
+                free(planes[k]);
+            tjFree(jpg);
+            free(px);
+            free(ref);
+        }
+    tjDestroy(c);
+    tjDestroy(d);
+    assert_true(checked > 20000);
 }
 
 /* A PNG of one IHDR (colour type ct, `depth` bits, no interlace), an
@@ -518,7 +580,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrips),    cmocka_unit_test(test_format_holds),
-        cmocka_unit_test(test_jpeg_layouts),  cmocka_unit_test(test_png_channels),
+        cmocka_unit_test(test_jpeg_layouts),  cmocka_unit_test(test_jpeg_color_rule),
+        cmocka_unit_test(test_png_channels),
         cmocka_unit_test(test_png_trns),      cmocka_unit_test(test_pnm_scaling),
         cmocka_unit_test(test_pam),           cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_atomic_write),
