@@ -47,41 +47,89 @@ static NppStreamContext npp_ctx(void *stream)
                           __LINE__);                                                           \
     } while (0)
 
+/* The layouts NPP has functions for here. */
+enum { L8C1, L8C3, L16C1, LNONE };
+
+static int layout_of(const gf_dimage *d)
+{
+    return d->bits == 8 ? (d->channels == 1 ? L8C1 : d->channels == 3 ? L8C3 : LNONE)
+                        : d->channels == 1 ? L16C1 : LNONE;
+}
+
 extern "C" int gf_npp_box(const gf_dimage *in, gf_dimage *out, int ksize, void *stream)
 {
     NppiSize size = {in->width, in->height}, mask = {ksize, ksize};
     NppiPoint offset = {0, 0}, anchor = {ksize / 2, ksize / 2};
-    int rc = gf_dimage_shape(out, in->width, in->height);
+    const gf_shape os = gf_dimage_shape_of(in);
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int l = layout_of(in);
+    int rc;
 
-    if (rc)
+    if (l == LNONE)
+        return 1;
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
-    NPP_CHECK(nppiFilterBoxBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
-                                             (int)out->pitch, size, mask, anchor,
-                                             NPP_BORDER_REPLICATE, npp_ctx(stream)));
+    if (l == L8C1)
+        NPP_CHECK(nppiFilterBoxBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
+                                                 (int)out->pitch, size, mask, anchor,
+                                                 NPP_BORDER_REPLICATE, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiFilterBoxBorder_8u_C3R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
+                                                 (int)out->pitch, size, mask, anchor,
+                                                 NPP_BORDER_REPLICATE, ctx));
+    else
+        NPP_CHECK(nppiFilterBoxBorder_16u_C1R_Ctx(
+            (const Npp16u *)in->data, (int)in->pitch, size, offset, (Npp16u *)out->data,
+            (int)out->pitch, size, mask, anchor, NPP_BORDER_REPLICATE, ctx));
     return 0;
 }
 
 extern "C" int gf_npp_transpose(const gf_dimage *in, gf_dimage *out, void *stream)
 {
     NppiSize size = {in->width, in->height};
-    int rc = gf_dimage_shape(out, in->height, in->width);
+    const gf_shape os = {in->height, in->width, in->channels, in->bits};
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int l = layout_of(in);
+    int rc;
 
-    if (rc)
+    if (l == LNONE)
+        return 1;
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
-    NPP_CHECK(nppiTranspose_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
-                                       npp_ctx(stream)));
+    if (l == L8C1)
+        NPP_CHECK(nppiTranspose_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch,
+                                           size, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiTranspose_8u_C3R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch,
+                                           size, ctx));
+    else
+        NPP_CHECK(nppiTranspose_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch,
+                                            (Npp16u *)out->data, (int)out->pitch, size, ctx));
     return 0;
 }
 
 extern "C" int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *stream)
 {
     NppiSize size = {in->width, in->height};
-    int rc = gf_dimage_shape(out, in->width, in->height);
+    const gf_shape os = gf_dimage_shape_of(in);
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int l = layout_of(in);
+    int rc;
 
-    if (rc)
+    if (l == LNONE)
+        return 1;
+    if ((rc = gf_dimage_shape(out, &os)))
         return rc;
-    NPP_CHECK(nppiMirror_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
-                                    NPP_BOTH_AXIS, npp_ctx(stream)));
+    if (l == L8C1)
+        NPP_CHECK(nppiMirror_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
+                                        NPP_BOTH_AXIS, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiMirror_8u_C3R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,
+                                        NPP_BOTH_AXIS, ctx));
+    else
+        NPP_CHECK(nppiMirror_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch,
+                                         (Npp16u *)out->data, (int)out->pitch, size, NPP_BOTH_AXIS,
+                                         ctx));
     return 0;
 }
 
@@ -89,14 +137,33 @@ extern "C" int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *t
                            void *stream)
 {
     NppiSize size = {in->width, in->height};
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int l = layout_of(in);
 
-    if (!temp) {
-        NPP_CHECK(nppiHistogramEvenGetBufferSize_8u_C1R_Ctx(size, 257, temp_bytes,
-                                                             npp_ctx(stream)));
-        return 0;
+    if (l == L8C1) {
+        if (!temp)
+            NPP_CHECK(nppiHistogramEvenGetBufferSize_8u_C1R_Ctx(size, 257, temp_bytes, ctx));
+        else
+            NPP_CHECK(nppiHistogramEven_8u_C1R_Ctx(in->data, (int)in->pitch, size, hist, 257, 0,
+                                                   256, (Npp8u *)temp, ctx));
+    } else if (l == L8C3) {
+        int levels[3] = {257, 257, 257};
+        Npp32s lower[3] = {0, 0, 0}, upper[3] = {256, 256, 256};
+        Npp32s *h[3] = {hist, hist + 256, hist + 512};
+        if (!temp)
+            NPP_CHECK(nppiHistogramEvenGetBufferSize_8u_C3R_Ctx(size, levels, temp_bytes, ctx));
+        else
+            NPP_CHECK(nppiHistogramEven_8u_C3R_Ctx(in->data, (int)in->pitch, size, h, levels, lower,
+                                                   upper, (Npp8u *)temp, ctx));
+    } else if (l == L16C1) {
+        if (!temp)
+            NPP_CHECK(nppiHistogramEvenGetBufferSize_16u_C1R_Ctx(size, 65537, temp_bytes, ctx));
+        else
+            NPP_CHECK(nppiHistogramEven_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch, size,
+                                                    hist, 65537, 0, 65536, (Npp8u *)temp, ctx));
+    } else {
+        return 1;
     }
-    NPP_CHECK(nppiHistogramEven_8u_C1R_Ctx(in->data, (int)in->pitch, size, hist, 257, 0, 256,
-                                           (Npp8u *)temp, npp_ctx(stream)));
     return 0;
 }
 

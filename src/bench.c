@@ -228,14 +228,15 @@ static int npp_rotate180_fn(launch *l, void *stream)
 }
 
 /* NPP's counterpart of an image stage configuration, where built in: the
- * box filter (replicate only), transpose and the mirror about both axes. */
+ * box filter (replicate only), transpose and the mirror about both axes, in
+ * the layouts NPP has them for here (_8u_C1R, _8u_C3R, _16u_C1R). */
 static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
     launch l = {0};
     gf_image want;
     int tol = 0, rc;
 
-    if (!gf_npp_box)
+    if (!gf_npp_box || !(img->channels == 1 || (img->channels == 3 && img->bits == 8)))
         return 0;
     if (s->ops == gf_stage_find("mean") &&
         GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE) {
@@ -367,22 +368,25 @@ static int npp_hist_fn(launch *l, void *stream)
     return gf_npp_hist(l->in, l->p0, l->p1, &l->n, stream);
 }
 
-/* A library histogram of img (fn sizes its temp storage when p1 is NULL),
- * timed and checked against the CPU counts in want. */
+/* A library histogram of img (fn sizes its temp storage when p1 is NULL,
+ * and returns 1 for a layout it has no call for: no row), timed and checked
+ * against the n CPU counts in want. */
 static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf_image *img,
-                           const uint32_t *want, int (*fn)(launch *, void *))
+                           const uint32_t *want, size_t n, int (*fn)(launch *, void *))
 {
     const gf_shape sh = gf_image_shape(img);
     gf_dimage in, hist, temp;
     launch l = {.fn = fn, .in = &in};
-    uint32_t got[256];
+    uint32_t *got = malloc(n * sizeof *got);
     double ms;
     int rc;
 
     memset(&hist, 0, sizeof hist);
     memset(&temp, 0, sizeof temp);
+    if (!got)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
     if ((rc = gf_dimage_alloc(b->gpu, &in, gf_dimage_bytes(&sh))) ||
-        (rc = gf_dimage_alloc(b->gpu, &hist, sizeof got)) ||
+        (rc = gf_dimage_alloc(b->gpu, &hist, n * sizeof *got)) ||
         (rc = gf_gpu_upload(b->gpu, img, &in, NULL)) || (rc = fn(&l, NULL)) ||
         (rc = gf_dimage_alloc(b->gpu, &temp, l.n + 1)))
         goto out;
@@ -390,14 +394,33 @@ static int bench_peer_hist(bench *b, const char *exp, const char *name, const gf
     l.p1 = temp.data;
     if ((rc = gf_dimage_poison(b->gpu, &hist, 0xA5)) ||
         (rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, &l, &ms)) ||
-        (rc = gf_gpu_fetch(b->gpu, got, hist.data, sizeof got)))
+        (rc = gf_gpu_fetch(b->gpu, got, hist.data, n * sizeof *got)))
         goto out;
-    add(b, exp, name, ms, (double)img->width * img->height,
-                 !memcmp(got, want, sizeof got));
+    add(b, exp, name, ms, (double)img->width * img->height * (double)GF_PIXEL_BYTES(sh.channels, sh.bits),
+        !memcmp(got, want, n * sizeof *got));
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&hist);
     gf_dimage_free(&temp);
+    free(got);
+    return rc == 1 ? 0 : rc; /* 1: no such call */
+}
+
+/* CUB's and NPP's histograms of img beside gpufilt's rows. */
+static int bench_hist_peers(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
+{
+    const gf_shape sh = gf_image_shape(img);
+    const size_t n = s->ops->report_len(s, &sh);
+    uint32_t *want = malloc(n * sizeof *want);
+    int rc;
+
+    if (!want)
+        return gf_err(GF_EINTERNAL, NULL, "out of memory");
+    if ((rc = s->ops->report_gold(s, img, want)) == 0)
+        rc = bench_peer_hist(b, exp, "cub", img, want, n, cub_hist_fn);
+    if (rc == 0 && gf_npp_hist)
+        rc = bench_peer_hist(b, exp, "npp", img, want, n, npp_hist_fn);
+    free(want);
     return rc;
 }
 
@@ -525,7 +548,6 @@ static int bench_hist_data(bench *b, const gf_stage *s)
 
     for (int k = 0; rc == 0 && k < 4; k++) {
         gf_image img;
-        uint32_t want[256];
         const char *what = k < 2 ? "random" : k == 2 ? "constant" : NULL;
         int w = k == 0 ? 3200 : b->sizes[0][0], h = k == 0 ? 3125 : b->sizes[0][1];
         if (k < 2) /* k 1, random at the main size: the generic rows have it; add the peers */
@@ -539,10 +561,8 @@ static int bench_hist_data(bench *b, const gf_stage *s)
         snprintf(exp, sizeof exp, "hist %dx%d %s", w, h, what);
         if (k != 1)
             rc = bench_stage(b, exp, s, &img);
-        if (rc == 0 && (rc = s->ops->report_gold(s, &img, want)) == 0)
-            rc = bench_peer_hist(b, exp, "cub", &img, want, cub_hist_fn);
-        if (rc == 0 && gf_npp_hist)
-            rc = bench_peer_hist(b, exp, "npp", &img, want, npp_hist_fn);
+        if (rc == 0)
+            rc = bench_hist_peers(b, exp, s, &img);
         gf_image_free(&img);
     }
     return rc;
@@ -589,9 +609,9 @@ static int bench_group(bench *b, const char *group)
                              li ? gf_layout_name(ch, bits) : "");
                     if ((rc = bench_stage(b, exp, &s, &img)) == 0 && b->gpu)
                         rc = bench_npp(b, exp, &s, &img);
-                    if (rc == 0 && z == 0 && li == 0 && gf_stage_is_report(&s) &&
+                    if (rc == 0 && z == 0 && gf_stage_is_report(&s) &&
                         !strcmp(group, "hist") && b->gpu)
-                        rc = bench_hist_data(b, &s);
+                        rc = li == 0 ? bench_hist_data(b, &s) : bench_hist_peers(b, exp, &s, &img);
                 }
             }
             gf_image_free(&img);

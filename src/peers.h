@@ -11,9 +11,12 @@
 extern "C" {
 #endif
 
-/* CUB's DeviceHistogram::HistogramEven of in (device) into hist (device,
- * 256 counts): 257 levels from 0 to 256. Call with temp NULL to get
- * *temp_bytes, then with a device buffer of that size. */
+/* CUB's DeviceHistogram of in (device) into hist (device, a bin per value
+ * of each channel, channel after channel, as gpufilt's): HistogramEven for
+ * 8-bit (257 levels) and 16-bit (65537) gray, MultiHistogramEven<3, 3> for
+ * RGB 8-bit. Call with temp NULL to get *temp_bytes, then with a device
+ * buffer of that size. Returns 0, 1 for a layout it has no call for, or
+ * GF_EINTERNAL. */
 int gf_cub_hist(const gf_dimage *in, unsigned *hist, void *temp, size_t *temp_bytes,
                 void *stream);
 
@@ -34,16 +37,18 @@ int gf_seed_matmul_f32(const float *a, const float *b, float *c, int m, int n, i
 
 /* Library peers built only with `make PEERS=1` (cuda/npp_peers.cu, linking
  * NPP and cuBLAS); declared weak, so they are NULL when not built in. Each
- * launches on `stream` and returns 0 or GF_EINTERNAL. */
+ * takes the NPP function of in's layout (_8u_C1R, _8u_C3R, _16u_C1R),
+ * launches on `stream` and returns 0, 1 for a layout NPP has no function
+ * for here, or GF_EINTERNAL. */
 #define GF_WEAK __attribute__((weak))
-/* nppiFilterBoxBorder_8u_C1R, replicate border (NPP rounds down). */
+/* nppiFilterBoxBorder, replicate border (NPP rounds down). */
 int gf_npp_box(const gf_dimage *in, gf_dimage *out, int ksize, void *stream) GF_WEAK;
-/* nppiTranspose_8u_C1R. */
+/* nppiTranspose. */
 int gf_npp_transpose(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
-/* nppiMirror_8u_C1R about both axes: rotate 180. */
+/* nppiMirror about both axes: rotate 180. */
 int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
-/* nppiHistogramEven_8u_C1R, 256 bins into hist (device, 256 ints); temp as
- * for gf_cub_hist. */
+/* nppiHistogramEven, a bin per value of each channel into hist (device
+ * ints, channel after channel); temp as for gf_cub_hist. */
 int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *temp_bytes,
                 void *stream) GF_WEAK;
 /* cublasSgemm of the row-major C = A B above (FP32, default math mode). */
