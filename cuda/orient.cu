@@ -414,56 +414,80 @@ __global__ void __launch_bounds__(TP_THREADS)
 }
 
 /* orient_flop_px_kernel (flop and rotate 180, pixels of P > 1 bytes; the
- * `vector` variant): a block of 256 threads writes FLOP_BYTES bytes of an
- * output row, 16 a thread: the input bytes they come from (one contiguous
- * run of the source row, as pixels keep their samples in order) are staged
- * in shared memory by aligned 16-byte loads, then each thread gathers its
- * vector a byte at a time, reversed by pixels, and stores it whole. */
-#define FLOP_THREADS 256
-#define FLOP_BYTES (16 * FLOP_THREADS)
+ * `vector` variant): a thread writes 16 output pixels o0 .. o0+15 of a row,
+ * 16 P bytes stored as P aligned 16-byte vectors (rows start aligned and
+ * o0 P is a multiple of 16). They are input pixels w-16-o0 .. w-1-o0
+ * reversed, 16 P contiguous bytes that start s = (w P) % 16 bytes into an
+ * aligned vector, the same s for every thread of the row. A thread loads P
+ * aligned vectors (P + 1 when s > 0; the last ends inside the pitch),
+ * realigns them by s with funnel shifts and reverses the pixels with
+ * constant indices, in units of 4, 2 or 1 bytes as P allows. The last
+ * thread of a row, with fewer than 16 pixels, copies them one at a time.
+ * 32x8 threads a block, a warp along a row, as orient_vector_kernel. */
+#define FLOP_PX 16
+
+/* Unit i (of U bytes) of the words wd. */
+template <int U>
+__device__ __forceinline__ unsigned unit_at(const unsigned *wd, int i)
+{
+    return U == 4 ? wd[i] : U == 2 ? (wd[i / 2] >> (16 * (i % 2))) & 0xffffu
+                                   : (wd[i / 4] >> (8 * (i % 4))) & 0xffu;
+}
 
 template <int P>
-__global__ void __launch_bounds__(FLOP_THREADS)
+__global__ void __launch_bounds__(MIRROR_BX *MIRROR_BY)
     orient_flop_px_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
                           int w, int h, size_t ipitch, size_t opitch, int flipy)
 {
-    __shared__ __align__(16) unsigned char seg[FLOP_BYTES + 2 * 16 + 16];
-    const size_t rowbytes = (size_t)w * P;
-    const size_t b0 = (size_t)blockIdx.x * FLOP_BYTES; /* output bytes b0 .. */
-    const int j = blockIdx.y;
-    const unsigned char *src = in + (size_t)(flipy ? h - 1 - j : j) * ipitch;
+    constexpr int NW = FLOP_PX * P / 4;                  /* words of 16 pixels */
+    constexpr int U = P % 4 == 0 ? 4 : P % 2 == 0 ? 2 : 1; /* bytes a unit */
+    constexpr int PU = P / U, WU = 4 / U;                /* units a pixel, a word */
+    const int o0 = (blockIdx.x * MIRROR_BX + threadIdx.x) * FLOP_PX;
+    const int j = blockIdx.y * MIRROR_BY + threadIdx.y;
 
-    if (b0 >= rowbytes)
+    if (j >= h || o0 >= w)
         return;
-    const size_t b1 = min(b0 + FLOP_BYTES, rowbytes) - 1; /* the last output byte */
-    /* output byte b (pixel o = b / P) reads input byte (w-1-o) P + b % P */
-    const size_t lo = ((size_t)w - 1 - b1 / P) * P, hi = ((size_t)w - 1 - b0 / P) * P + P - 1;
-    const size_t base = lo / 16 * 16, nv = (hi - base) / 16 + 1;
-    for (size_t v = threadIdx.x; v < nv; v += FLOP_THREADS) {
-        const uint4 val = __ldg((const uint4 *)(src + base + 16 * v));
-        unsigned *d = (unsigned *)(void *)(seg + 16 * v);
-        d[0] = val.x, d[1] = val.y, d[2] = val.z, d[3] = val.w;
-    }
-    __syncthreads();
-    const size_t ob = b0 + 16 * threadIdx.x;
-    if (ob > b1)
+    const unsigned char *src = in + (size_t)(flipy ? h - 1 - j : j) * ipitch;
+    unsigned char *dst = out + (size_t)j * opitch + (size_t)o0 * P;
+    if (o0 + FLOP_PX > w) {
+        for (int o = o0; o < w; o++)
+            copy_px<P>(dst + (size_t)(o - o0) * P, src + (size_t)(w - 1 - o) * P);
         return;
-    unsigned wd[4];
-#pragma unroll
-    for (int m = 0; m < 16; m++) {
-        const size_t b = ob + m, o = b / P;
-        const unsigned v = b <= b1 ? seg[((size_t)w - 1 - o) * P + b % P - base] : 0;
-        wd[m / 4] = m % 4 ? wd[m / 4] | v << (8 * (m % 4)) : v;
     }
-    unsigned char *d = out + (size_t)j * opitch + ob;
-    if (ob + 16 <= b1 + 1) {
-        *(uint4 *)(void *)d = make_uint4(wd[0], wd[1], wd[2], wd[3]);
-    } else {
+    const size_t start = (size_t)(w - FLOP_PX - o0) * P;
+    const int s = (int)(start % 16), sh = 8 * (s % 4);
+    const uint4 *a = (const uint4 *)(const void *)(src + start - s);
+    unsigned v[NW + 4], wd[NW];
 #pragma unroll
-        for (int m = 0; m < 16; m++)
-            if (ob + m <= b1)
-                d[m] = (wd[m / 4] >> (8 * (m % 4))) & 0xffu;
+    for (int q = 0; q <= P; q++) {
+        const uint4 t = q < P || s ? __ldg(a + q) : make_uint4(0, 0, 0, 0);
+        v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
     }
+#define ALIGN(k)                                                                              \
+    _Pragma("unroll") for (int i = 0; i < NW; i++) wd[i] = __funnelshift_r(v[i + (k)], v[i + (k) + 1], sh)
+    switch (s / 4) {
+    case 0: ALIGN(0); break;
+    case 1: ALIGN(1); break;
+    case 2: ALIGN(2); break;
+    default: ALIGN(3); break;
+    }
+#undef ALIGN
+    /* output unit u: pixel u / PU, unit u % PU of it, from input pixel
+     * FLOP_PX-1 - u / PU */
+    unsigned r[NW];
+#pragma unroll
+    for (int k = 0; k < NW; k++) {
+        unsigned x = 0;
+#pragma unroll
+        for (int b = 0; b < WU; b++) {
+            const int u = WU * k + b;
+            x |= unit_at<U>(wd, (FLOP_PX - 1 - u / PU) * PU + u % PU) << (8 * U * b);
+        }
+        r[k] = x;
+    }
+#pragma unroll
+    for (int q = 0; q < P; q++)
+        ((uint4 *)(void *)dst)[q] = make_uint4(r[4 * q], r[4 * q + 1], r[4 * q + 2], r[4 * q + 3]);
 }
 
 enum { ORIENT_GLOBAL, ORIENT_SHARED, ORIENT_VECTOR };
@@ -534,10 +558,11 @@ static int orient_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, i
         orient_vector_kernel<<<grid, dim3(MIRROR_BX, MIRROR_BY), 0, st>>>(
             in->data, out->data, n, h, in->pitch, out->pitch, o != GF_FLIP, o != GF_FLOP);
     } else {
-        dim3 grid((unsigned)(((size_t)w * px + FLOP_BYTES - 1) / FLOP_BYTES), h);
+        dim3 grid((w + FLOP_PX * MIRROR_BX - 1) / (FLOP_PX * MIRROR_BX),
+                  (h + MIRROR_BY - 1) / MIRROR_BY);
 #define LAUNCH(P)                                                                             \
-    orient_flop_px_kernel<P><<<grid, FLOP_THREADS, 0, st>>>(in->data, out->data, w, h, in->pitch, \
-                                                            out->pitch, o != GF_FLOP)
+    orient_flop_px_kernel<P><<<grid, dim3(MIRROR_BX, MIRROR_BY), 0, st>>>(                    \
+        in->data, out->data, w, h, in->pitch, out->pitch, o != GF_FLOP)
         PIXEL_SWITCH(px, LAUNCH)
 #undef LAUNCH
     }

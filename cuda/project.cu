@@ -277,10 +277,30 @@ __global__ void __launch_bounds__(VEC_WARPS * 32)
     }
 }
 
+/* Sum of the samples j of a 16-byte vector (words wd) with j % C == i:
+ * __dp4a (8-bit) or __dp2a_lo (16-bit) against constant masks of ones. */
+template <typename T, int C>
+__device__ __forceinline__ unsigned phase_sum(const unsigned *wd, int i)
+{
+    constexpr int S = 4 / (int)sizeof(T); /* samples a word */
+    unsigned t = 0;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        unsigned m = 0;
+#pragma unroll
+        for (int b = 0; b < S; b++)
+            m |= (S * q + b) % C == i ? 1u << (8 * b) : 0u;
+        t = S == 4 ? __dp4a(wd[q], m, t) : __dp2a_lo(wd[q], m, t);
+    }
+    return t;
+}
+
 /* rowsum_channels_kernel: a warp per row, as rowsum_warp_kernel, for every
- * layout but 8-bit gray: 8 16-byte loads per lane in flight, each sample
- * added to its channel's sum (sample k of vector q of the row is channel
- * (q * 16 / sizeof(T) + k) % C), the C sums reduced by shuffles. */
+ * layout but 8-bit gray: 8 16-byte loads per lane in flight. Sample j of
+ * vector k of the row is channel (c0 + j) % C, c0 = k * PER % C (0 when C
+ * divides PER, the samples a vector): a vector's C phase sums
+ * (phase_sum) are added to the channels they rotate onto; the C sums are
+ * then reduced by shuffles. */
 template <typename T, int C>
 __global__ void rowsum_channels_kernel(const unsigned char *__restrict__ in, int w, int h,
                                        size_t pitch, unsigned *__restrict__ sums)
@@ -307,14 +327,13 @@ __global__ void rowsum_channels_kernel(const unsigned char *__restrict__ in, int
         for (int q = 0; q < 8; q++) {
             const int k = base + lane + 32 * q;
             const unsigned wd[4] = {v[q].x, v[q].y, v[q].z, v[q].w};
-            const int c0 = (int)((unsigned)k * PER % C); /* channel of the vector's first sample */
+            const int c0 = PER % C ? (int)((unsigned)k * PER % C) : 0;
 #pragma unroll
-            for (int j = 0; j < PER; j++) {
-                const unsigned x = sizeof(T) == 1 ? (wd[j / 4] >> (8 * (j % 4))) & 0xffu
-                                                  : (wd[j / 2] >> (16 * (j % 2))) & 0xffffu;
+            for (int i = 0; i < C; i++) {
+                const unsigned t = phase_sum<T, C>(wd, i);
 #pragma unroll
                 for (int c = 0; c < C; c++)
-                    s[c] += (c0 + j) % C == c ? x : 0;
+                    s[c] += (c0 + i) % C == c ? t : 0;
             }
         }
     }

@@ -2,8 +2,8 @@
  * with t given or Otsu's of the image (one channel). The image is taken as
  * one channel of width x channels samples. Otsu's t comes from the
  * histogram (gf_hist_device) and the exact integer comparison of
- * src/otsu.h, the same code the CPU reference runs, computed by one block
- * on the device so the image never leaves it. */
+ * src/otsu.h, the same code the CPU reference runs, computed on the device
+ * so the image never leaves it. */
 #include "check.h"
 
 #include "../src/otsu.h"
@@ -69,14 +69,31 @@ __global__ void threshold_vector_kernel(const unsigned char *__restrict__ in,
     }
 }
 
-/* Otsu's t of bins[NB] into *t_out, gf_otsu's answer, by one block of
- * THREADS threads, each taking NB / THREADS consecutive bins: their counts
- * and value sums, an exclusive scan over the block, then each split's score
- * in double (gf_otsu_approx) and the block's highest score M. Every split
- * within GF_OTSU_NEAR of M whose bin is not empty is a candidate (the exact
- * maximum is among them); each thread keeps its best candidate by the exact
- * 256-bit comparison of src/otsu.h, and the block reduces them the same
- * way, the smaller t winning ties. */
+/* Otsu's t of nb bins, gf_otsu's answer, by blocks of THREADS threads that
+ * each take CH consecutive bins a thread: 1 block of 256 x 1 for 256 bins,
+ * 64 of 256 x 4 (one 16-byte load a thread) for 65536.
+ *
+ * otsu_sums_kernel: each block's count and value sum, when there are
+ * several blocks.
+ *
+ * otsu_chunk_kernel: the splits of a block's bins. The counts and value
+ * sums before each split are a scan over the block, started from the sums
+ * of the blocks before it; each split's score in double (gf_otsu_approx)
+ * gives the block's highest score M. Every split within GF_OTSU_NEAR of M
+ * whose bin is not empty is a candidate (the block's exact maximum is among
+ * them); each thread keeps its best candidate by the exact 256-bit
+ * comparison of src/otsu.h, and the block reduces them the same way, the
+ * smaller t winning ties. One block writes t; several write their best.
+ *
+ * otsu_pick_kernel: one warp picks t from the blocks' bests the same way
+ * (the image's best split is its block's best). */
+#define OTSU_CH 4        /* 65536 bins: 4 a thread, */
+#define OTSU_THREADS 256 /* 1024 a block */
+
+struct otsu_sums {
+    unsigned long long n, s; /* pixels; sum of their values */
+};
+
 struct otsu_best {
     gf_u256 num, den;
     int v; /* -1: none */
@@ -104,6 +121,13 @@ __device__ __forceinline__ otsu_best otsu_shfl(const otsu_best &a, int off)
     return r;
 }
 
+__device__ __forceinline__ otsu_best warp_best(otsu_best b)
+{
+    for (int off = 16; off; off /= 2)
+        b = otsu_pick(b, otsu_shfl(b, off));
+    return b;
+}
+
 __device__ __forceinline__ double warp_max(double x)
 {
     for (int off = 16; off; off /= 2)
@@ -111,22 +135,70 @@ __device__ __forceinline__ double warp_max(double x)
     return x;
 }
 
-template <int NB, int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    threshold_otsu_kernel(const unsigned *__restrict__ bins, int *t_out)
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x)
 {
-    constexpr int WARPS = THREADS / 32, CH = NB / THREADS;
-    __shared__ unsigned long long wsum[WARPS], ssum[WARPS];
+    for (int off = 16; off; off /= 2)
+        x += __shfl_xor_sync(0xffffffffu, x, off);
+    return x;
+}
+
+/* The CH counts bins[v0 ..] (v0 a multiple of CH; CH 1 or 4, one load)
+ * into cnt; returns their sum, and their value sum in *cs. */
+template <int CH>
+__device__ __forceinline__ unsigned long long otsu_counts(const unsigned *__restrict__ bins, int v0,
+                                                         unsigned *cnt, unsigned long long *cs)
+{
+    if (CH == 4) {
+        const uint4 c = __ldg((const uint4 *)(bins + v0));
+        cnt[0] = c.x, cnt[1] = c.y, cnt[2] = c.z, cnt[3] = c.w;
+    } else {
+        cnt[0] = __ldg(bins + v0);
+    }
+    unsigned long long n = 0, s = 0;
+#pragma unroll
+    for (int i = 0; i < CH; i++)
+        n += cnt[i], s += (unsigned long long)(v0 + i) * cnt[i];
+    *cs = s;
+    return n;
+}
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    otsu_sums_kernel(const unsigned *__restrict__ bins, otsu_sums *__restrict__ sums)
+{
+    __shared__ unsigned long long wn[THREADS / 32], ws[THREADS / 32];
+    const int tid = threadIdx.x, v0 = blockIdx.x * OTSU_CH * THREADS + OTSU_CH * tid;
+    unsigned cnt[OTSU_CH];
+    unsigned long long cs;
+    const unsigned long long cw = warp_sum(otsu_counts<OTSU_CH>(bins, v0, cnt, &cs));
+
+    cs = warp_sum(cs);
+    if (tid % 32 == 0)
+        wn[tid / 32] = cw, ws[tid / 32] = cs;
+    __syncthreads();
+    if (tid == 0) {
+        otsu_sums t = {0, 0};
+        for (int k = 0; k < THREADS / 32; k++)
+            t.n += wn[k], t.s += ws[k];
+        sums[blockIdx.x] = t;
+    }
+}
+
+template <int THREADS, int CH>
+__global__ void __launch_bounds__(THREADS)
+    otsu_chunk_kernel(const unsigned *__restrict__ bins, int nb, const otsu_sums *__restrict__ sums,
+                      otsu_best *__restrict__ bests, int *t_out)
+{
+    constexpr int WARPS = THREADS / 32;
+    __shared__ unsigned long long wsum[WARPS], ssum[WARPS], before[2], all[2];
     __shared__ double wmax[WARPS];
     __shared__ otsu_best wbest[WARPS];
-    const int tid = threadIdx.x, lane = tid % 32, wp = tid / 32, v0 = tid * CH;
-    unsigned long long cw = 0, cs = 0;
+    const int tid = threadIdx.x, lane = tid % 32, wp = tid / 32;
+    const int v0 = blockIdx.x * CH * THREADS + CH * tid;
+    unsigned cnt[CH];
+    unsigned long long cs;
+    const unsigned long long cw = otsu_counts<CH>(bins, v0, cnt, &cs);
 
-#pragma unroll 4
-    for (int i = 0; i < CH; i++) {
-        cw += bins[v0 + i];
-        cs += (unsigned long long)(v0 + i) * bins[v0 + i];
-    }
     /* inclusive scan in the warp, then across warps */
     unsigned long long w = cw, s = cs;
     for (int off = 1; off < 32; off *= 2) {
@@ -137,6 +209,18 @@ __global__ void __launch_bounds__(THREADS)
     }
     if (lane == 31)
         wsum[wp] = w, ssum[wp] = s;
+    if (sums && wp == 0) { /* the blocks before this one, and all of them */
+        unsigned long long bn = 0, bs = 0, an = 0, as = 0;
+        for (int k = lane; k < (int)gridDim.x; k += 32) {
+            const otsu_sums t = sums[k];
+            an += t.n, as += t.s;
+            if (k < (int)blockIdx.x)
+                bn += t.n, bs += t.s;
+        }
+        bn = warp_sum(bn), bs = warp_sum(bs), an = warp_sum(an), as = warp_sum(as);
+        if (lane == 0)
+            before[0] = bn, before[1] = bs, all[0] = an, all[1] = as;
+    }
     __syncthreads();
     unsigned long long n = 0, total = 0;
     for (int k = 0; k < WARPS; k++) {
@@ -144,14 +228,17 @@ __global__ void __launch_bounds__(THREADS)
             w += wsum[k], s += ssum[k];
         n += wsum[k], total += ssum[k];
     }
-    w -= cw, s -= cs; /* exclusive: the splits before this chunk */
+    if (sums)
+        w += before[0], s += before[1], n = all[0], total = all[1];
+    w -= cw, s -= cs; /* exclusive: the splits before this thread's bins */
     const unsigned long long w_start = w, s_start = s;
     double m = -1.0;
+#pragma unroll
     for (int i = 0; i < CH; i++) {
         const int v = v0 + i;
-        w += bins[v];
-        s += (unsigned long long)v * bins[v];
-        if (v < NB - 1)
+        w += cnt[i];
+        s += (unsigned long long)v * cnt[i];
+        if (v < nb - 1)
             m = fmax(m, gf_otsu_approx(n, total, w, s));
     }
     m = warp_max(m);
@@ -163,27 +250,57 @@ __global__ void __launch_bounds__(THREADS)
     otsu_best best;
     best.v = -1;
     w = w_start, s = s_start;
-    for (int i = 0; m >= 0 && i < CH; i++) {
+#pragma unroll
+    for (int i = 0; i < CH; i++) {
         const int v = v0 + i;
-        w += bins[v];
-        s += (unsigned long long)v * bins[v];
+        w += cnt[i];
+        s += (unsigned long long)v * cnt[i];
         otsu_best c;
-        if (v >= NB - 1 || (v > 0 && !bins[v]) || gf_otsu_approx(n, total, w, s) < m * GF_OTSU_NEAR ||
+        if (m < 0 || v >= nb - 1 || (v > 0 && !cnt[i]) ||
+            gf_otsu_approx(n, total, w, s) < m * GF_OTSU_NEAR ||
             !gf_otsu_score(n, total, w, s, &c.num, &c.den))
             continue;
         c.v = v;
         best = otsu_pick(best, c);
     }
-    for (int off = 16; off; off /= 2)
-        best = otsu_pick(best, otsu_shfl(best, off));
+    best = warp_best(best);
     if (lane == 0)
         wbest[wp] = best;
     __syncthreads();
     if (tid == 0) {
         for (int k = 1; k < WARPS; k++)
             best = otsu_pick(best, wbest[k]);
-        *t_out = best.v < 0 ? 0 : best.v; /* 0: no split separates the pixels */
+        if (t_out)
+            *t_out = best.v < 0 ? 0 : best.v; /* 0: no split separates the pixels */
+        else
+            bests[blockIdx.x] = best;
     }
+}
+
+__global__ void otsu_pick_kernel(const otsu_best *__restrict__ bests, int nblocks, int *t_out)
+{
+    otsu_best best;
+    best.v = -1;
+    for (int k = threadIdx.x; k < nblocks; k += 32)
+        best = otsu_pick(best, bests[k]);
+    best = warp_best(best);
+    if (threadIdx.x == 0)
+        *t_out = best.v < 0 ? 0 : best.v;
+}
+
+/* Otsu's t of the nb counts at bins (device) into *t_dev, by the kernels
+ * above; sums and bests: scratch for nb / (OTSU_CH * OTSU_THREADS) blocks. */
+static void otsu_launch(const unsigned *bins, int nb, otsu_sums *sums, otsu_best *bests, int *t_dev,
+                        cudaStream_t st)
+{
+    if (nb == 256) {
+        otsu_chunk_kernel<256, 1><<<1, 256, 0, st>>>(bins, nb, NULL, NULL, t_dev);
+        return;
+    }
+    const int blocks = nb / (OTSU_CH * OTSU_THREADS);
+    otsu_sums_kernel<OTSU_THREADS><<<blocks, OTSU_THREADS, 0, st>>>(bins, sums);
+    otsu_chunk_kernel<OTSU_THREADS, OTSU_CH><<<blocks, OTSU_THREADS, 0, st>>>(bins, nb, sums, bests, NULL);
+    otsu_pick_kernel<<<1, 32, 0, st>>>(bests, blocks, t_dev);
 }
 
 enum { THRESHOLD_GLOBAL, THRESHOLD_VECTOR };
@@ -213,7 +330,11 @@ static int threshold_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out
     cudaStream_t st = (cudaStream_t)stream;
     const gf_shape os = gf_dimage_shape_of(in);
     const int nbins = gf_hist_bins(in->bits);
-    unsigned *scratch = NULL; /* nbins counts, then t */
+    /* scratch: nbins counts, the blocks' sums and bests, then t */
+    const size_t blocks = (size_t)nbins / (OTSU_CH * OTSU_THREADS) + 1;
+    const size_t o_sums = (size_t)nbins * sizeof(unsigned), o_bests = o_sums + blocks * sizeof(otsu_sums);
+    const size_t o_t = o_bests + blocks * sizeof(otsu_best);
+    unsigned char *scratch = NULL;
     int *t_dev = NULL, rc;
 
     if ((!p->otsu && (p->t < 0 || (unsigned)p->t > gf_sample_max(in->bits))) ||
@@ -223,16 +344,15 @@ static int threshold_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out
     if ((rc = gf_dimage_shape(out, &os)))
         return rc;
     if (p->otsu) {
-        GF_CUDA_CHECK(cudaMallocAsync((void **)&scratch, (nbins + 1) * sizeof *scratch, st));
-        t_dev = (int *)(scratch + nbins);
-        if ((rc = gf_hist_device(in, scratch, st))) {
+        GF_CUDA_CHECK(cudaMallocAsync((void **)&scratch, o_t + sizeof *t_dev, st));
+        unsigned *bins = (unsigned *)(void *)scratch;
+        t_dev = (int *)(void *)(scratch + o_t);
+        if ((rc = gf_hist_device(in, bins, st))) {
             cudaFreeAsync(scratch, st);
             return rc;
         }
-        if (nbins == 256)
-            threshold_otsu_kernel<256, 256><<<1, 256, 0, st>>>(scratch, t_dev);
-        else
-            threshold_otsu_kernel<65536, 1024><<<1, 1024, 0, st>>>(scratch, t_dev);
+        otsu_launch(bins, nbins, (otsu_sums *)(void *)(scratch + o_sums),
+                    (otsu_best *)(void *)(scratch + o_bests), t_dev, st);
     }
     const gf_dimage f = gf_dimage_flat(in);
     if (in->bits == 8)
