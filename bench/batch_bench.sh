@@ -6,12 +6,17 @@
 # is the median of its R ratios. Photos and outputs live in a folder under
 # $BENCH_DIR (default $TMPDIR or /tmp): give both contenders the same disk,
 # or a tmpfs such as /dev/shm to keep writeback out of the figures.
-# Jobs:
+# Jobs, each in colour (RGB: cv2.imread COLOR, a histogram per channel) and
+# in gray (gpufilt --gray, which takes the JPEG's own luma; cv2.imread
+# GRAYSCALE):
 #   mean+hist+png  --mean 5, histogram CSV, PNG out
 #   hist           histogram CSV only
-#   cpu            mean+hist+png with --backend cpu
+#   cpu            mean+hist+png with --backend cpu (4:2:0, colour)
 #   jpeg           --mean 5, JPEG out (quality 90): libjpeg-turbo (default)
-#                  and nvJPEG (--backend cuda)
+#                  and nvJPEG (--backend cuda) (4:2:0, colour)
+# BATCH_SETS (default "p420 p444"; empty for none) picks the chroma
+# subsamplings of the first two jobs; BATCH_EXTRA=0 leaves out the cpu and
+# jpeg jobs.
 # Images/s is files over the whole process's wall clock, start-up included
 # (the interpreter's too for OpenCV); "steady" is the second half's files
 # over the second half's time, from each file's done_ms. Where the time goes:
@@ -45,17 +50,22 @@ cat >"$w/cv.py" <<'PY'
 import os, sys, glob, multiprocessing as mp
 import cv2
 import numpy as np
-job, src, out = sys.argv[1], sys.argv[2], sys.argv[3]
+job, colour, src, out = sys.argv[1], sys.argv[2] == "colour", sys.argv[3], sys.argv[4]
 cv2.setNumThreads(1)
 def one(f):
     stem = os.path.splitext(os.path.basename(f))[0]
-    im = cv2.imread(f, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION)
+    im = cv2.imread(f, (cv2.IMREAD_COLOR if colour else cv2.IMREAD_GRAYSCALE) |
+                    cv2.IMREAD_IGNORE_ORIENTATION)
     if job in ("mean+hist+png", "jpeg"):
         im = cv2.blur(im, (5, 5), borderType=cv2.BORDER_REPLICATE)
     if job in ("mean+hist+png", "hist"):
-        h = cv2.calcHist([im], [0], None, [256], [0, 256]).astype(np.int64).ravel()
+        chans = [2, 1, 0] if colour else [0]  # OpenCV holds BGR: red first, as gpufilt's CSV
+        hs = [cv2.calcHist([im], [c], None, [256], [0, 256]).astype(np.int64).ravel()
+              for c in chans]
         with open(os.path.join(out, stem + ".csv"), "w") as fh:
-            fh.write("value,count\n" + "".join("%d,%d\n" % (v, c) for v, c in enumerate(h)))
+            fh.write(("value,red,green,blue\n" if colour else "value,count\n") +
+                     "".join("%d,%s\n" % (v, ",".join("%d" % h[v] for h in hs))
+                             for v in range(256)))
     if job == "mean+hist+png":
         cv2.imwrite(os.path.join(out, stem + ".png"), im)
     if job == "jpeg":
@@ -70,15 +80,15 @@ secs() { echo "$1 $2" | awk '{ printf "%.3f", $2 - $1 }'; }
 
 # gpufilt LABEL SET ARGS...: runs a batch, prints its rate, steady rate and steps
 gpufilt_job() {
-	label=$1 set=$2
+	glabel=$1 gset=$2
 	shift 2
 	rm -rf "$w/o"
 	mkdir -p "$w/o"
 	t0=$(now)
-	./gpufilt "$w/$set"/*.jpg "$@" --timings json 2>"$w/t.json" >/dev/null || true
+	./gpufilt "$w/$gset"/*.jpg "$@" --timings json 2>"$w/t.json" >/dev/null || true
 	t1=$(now)
 	g=$(secs "$t0" "$t1")
-	$py - "$w/t.json" "$n" "$g" "$label" <<'PY'
+	$py - "$w/t.json" "$n" "$g" "$glabel" <<'PY'
 import json, sys
 path, n, wall, label = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 files, steps, summary, backends = [], {}, None, {}
@@ -97,41 +107,44 @@ for line in open(path):
 files.sort()
 h = len(files) // 2
 steady = (len(files) - h) / ((files[-1] - files[h - 1]) / 1e3) if h and files[-1] > files[h - 1] else 0
-print("  %-28s %7.1f images/s (%.2f s, %d done, %s), steady %.1f/s" %
-      (label, n / wall, wall, len(files), ",".join("%s %d" % kv for kv in backends.items()), steady))
+rate = n / wall if len(files) == n else 0.0  # 0: files failed
+print("  %-28s %7.1f images/s (%.2f s, %d done, %s), steady %.1f/s%s" %
+      (label, n / wall, wall, len(files), ",".join("%s %d" % kv for kv in backends.items()), steady,
+       "" if rate else "; FAILED: %d of %d files not done" % (n - len(files), n)))
 print("    per file: " + ", ".join("%s %.2f" % (k, v / max(1, len(files)))
                                   for k, v in steps.items() if k != "total"))
-open(path + ".rate", "w").write("%f" % (n / wall))
+open(path + ".rate", "w").write("%f" % rate)
 PY
 	mv "$w/t.json.rate" "$w/gpufilt_rate"
 	rm -rf "$w/o"
 }
 
 cv_job() {
-	label=$1 set=$2 job=$3
+	clabel=$1 cset=$2 cjob=$3 mode=$4
 	rm -rf "$w/o"
 	mkdir -p "$w/o"
 	t0=$(now)
-	$py "$w/cv.py" "$job" "$w/$set" "$w/o"
+	$py "$w/cv.py" "$cjob" "$mode" "$w/$cset" "$w/o"
 	t1=$(now)
 	rm -rf "$w/o"
 	g=$(secs "$t0" "$t1")
-	echo "$n $g $label" | awk '{ printf "  %-28s %7.1f images/s (%.2f s)\n", "OpenCV " $3, $1 / $2, $2 }'
+	echo "$n $g" | awk -v l="OpenCV $clabel" '{ printf "  %-28s %7.1f images/s (%.2f s)\n", l, $1 / $2, $2 }'
 	echo "$n $g" | awk '{ printf "%f", $1 / $2 }' >"$w/cv_rate"
 }
 
 ratio() { awk -v g="$(cat "$w/gpufilt_rate")" -v c="$(cat "$w/cv_rate")" \
 	'BEGIN { r = g / c; printf "  gpufilt / OpenCV: %.2fx\n", r; printf "%f\n", r >> "'"$w/ratios"'" }'; }
 
-# pair CVJOB SET GPUFILT-LABEL GPUFILT-ARGS...: OpenCV's job and gpufilt's,
-# alternating R times, then the median of the R ratios
+# pair CVJOB MODE SET GPUFILT-LABEL GPUFILT-ARGS...: OpenCV's job (MODE
+# colour or gray) and gpufilt's, alternating R times, then the median of the
+# R ratios
 pair() {
-	job=$1 set=$2 label=$3
-	shift 3
+	job=$1 mode=$2 set=$3 label=$4
+	shift 4
 	: >"$w/ratios"
 	r=0
 	while [ $r -lt "$reps" ]; do
-		cv_job "$job" "$set" "$job"
+		cv_job "$job $mode" "$set" "$job" "$mode"
 		gpufilt_job "$label" "$set" "$@"
 		ratio
 		r=$((r + 1))
@@ -141,15 +154,21 @@ pair() {
 		printf "  median of %d: %.2fx (%.2f-%.2f)\n", NR, m, v[1], v[NR] }'
 }
 
-for set in p420 p444; do
-	echo "== $set: --mean 5 + histogram CSV + PNG out"
-	pair mean+hist+png "$set" gpufilt --mean 5 --hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
-	echo "== $set: histogram CSV only"
-	pair hist "$set" gpufilt --hist "$w/o/{stem}.csv"
+for set in ${BATCH_SETS-p420 p444}; do
+	for mode in colour gray; do
+		gray=
+		[ $mode = colour ] || gray=--gray
+		echo "== $set, $mode: --mean 5 + histogram CSV + PNG out"
+		pair mean+hist+png $mode "$set" "gpufilt $gray" $gray --mean 5 \
+			--hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
+		echo "== $set, $mode: histogram CSV only"
+		pair hist $mode "$set" "gpufilt $gray" $gray --hist "$w/o/{stem}.csv"
+	done
 done
-echo "== p420: --mean 5 + histogram CSV + PNG out, --backend cpu"
-pair mean+hist+png p420 "gpufilt --backend cpu" --mean 5 --hist "$w/o/{stem}.csv" \
+[ "${BATCH_EXTRA:-1}" = 1 ] || exit 0
+echo "== p420, colour: --mean 5 + histogram CSV + PNG out, --backend cpu"
+pair mean+hist+png colour p420 "gpufilt --backend cpu" --mean 5 --hist "$w/o/{stem}.csv" \
 	-o "$w/o/{stem}.png" --backend cpu
-echo "== p420: --mean 5 + JPEG out (quality 90)"
-pair jpeg p420 "gpufilt (libjpeg-turbo)" --mean 5 -o "$w/o/{stem}.jpg"
-pair jpeg p420 "gpufilt --backend cuda (nvJPEG)" --mean 5 -o "$w/o/{stem}.jpg" --backend cuda
+echo "== p420, colour: --mean 5 + JPEG out (quality 90)"
+pair jpeg colour p420 "gpufilt (libjpeg-turbo)" --mean 5 -o "$w/o/{stem}.jpg"
+pair jpeg colour p420 "gpufilt --backend cuda (nvJPEG)" --mean 5 -o "$w/o/{stem}.jpg" --backend cuda

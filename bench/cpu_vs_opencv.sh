@@ -1,6 +1,7 @@
 #!/bin/sh
 # cpu_vs_opencv.sh [WxH] [REPS] - gpufilt's CPU paths against OpenCV, stage
-# by stage, on random images of one size, in the same run: `gpufilt bench
+# by stage and layout (8u_C1, 8u_C3, 16u_C1), on random images of one size,
+# in the same run: `gpufilt bench
 # --cpu` (median of REPS after a warm-up, each checked against the gold),
 # then OpenCV-Python's equivalent calls timed the same way, then a table of
 # the two medians and their ratio. Both use every core. Needs a python3 with
@@ -20,7 +21,12 @@ import numpy as np
 
 bench, size, reps = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
 w, h = map(int, size.split("x"))
-im = np.random.default_rng(1).integers(0, 256, (h, w), dtype=np.uint8)
+rng = np.random.default_rng(1)
+images = {  # the layouts gpufilt bench times on the CPU, as OpenCV holds them
+    "8u_C1": rng.integers(0, 256, (h, w), dtype=np.uint8),
+    "8u_C3": rng.integers(0, 256, (h, w, 3), dtype=np.uint8),
+    "16u_C1": rng.integers(0, 65536, (h, w), dtype=np.uint16),
+}
 
 def median_ms(f):
     f()
@@ -31,31 +37,50 @@ def median_ms(f):
         ts.append((time.perf_counter() - t) * 1e3)
     return sorted(ts)[reps // 2]
 
+def hist(im):
+    levels = 65536 if im.dtype == np.uint16 else 256
+    return [cv2.calcHist([im], [c], None, [levels], [0, levels])
+            for c in range(1 if im.ndim == 2 else im.shape[2])]
+
+def top(im):
+    return 65535 if im.dtype == np.uint16 else 255
+
 opencv = {
-    "mean 3": lambda: cv2.blur(im, (3, 3), borderType=cv2.BORDER_REPLICATE),
-    "mean 5": lambda: cv2.blur(im, (5, 5), borderType=cv2.BORDER_REPLICATE),
-    "threshold 128": lambda: cv2.threshold(im, 128, 255, cv2.THRESH_BINARY),
-    "threshold otsu": lambda: cv2.threshold(im, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU),
-    "transpose": lambda: cv2.transpose(im),
-    "rotate 90": lambda: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE),
-    "rotate 180": lambda: cv2.rotate(im, cv2.ROTATE_180),
-    "flip": lambda: cv2.flip(im, 0),
-    "flop": lambda: cv2.flip(im, 1),
-    "hist": lambda: cv2.calcHist([im], [0], None, [256], [0, 256]),
-    "colsum": lambda: cv2.reduce(im, 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S),
-    "rowsum": lambda: cv2.reduce(im, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S),
+    "gray": lambda im: cv2.cvtColor(im, cv2.COLOR_RGB2GRAY),
+    "mean 3": lambda im: cv2.blur(im, (3, 3), borderType=cv2.BORDER_REPLICATE),
+    "mean 5": lambda im: cv2.blur(im, (5, 5), borderType=cv2.BORDER_REPLICATE),
+    "threshold 128": lambda im: cv2.threshold(im, 128, top(im), cv2.THRESH_BINARY),
+    "threshold otsu": lambda im: cv2.threshold(im, 0, top(im), cv2.THRESH_BINARY + cv2.THRESH_OTSU),
+    "transpose": lambda im: cv2.transpose(im),
+    "rotate 90": lambda im: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE),
+    "rotate 180": lambda im: cv2.rotate(im, cv2.ROTATE_180),
+    "flip": lambda im: cv2.flip(im, 0),
+    "flop": lambda im: cv2.flip(im, 1),
+    "hist": hist,
+    "colsum": lambda im: cv2.reduce(im, 0, cv2.REDUCE_SUM,
+                                    dtype=cv2.CV_64F if im.dtype == np.uint16 else cv2.CV_32S),
+    "rowsum": lambda im: cv2.reduce(im, 1, cv2.REDUCE_SUM,
+                                    dtype=cv2.CV_64F if im.dtype == np.uint16 else cv2.CV_32S),
 }
 print("%s, %s; OpenCV %s with %d threads; medians of %d, ms"
       % (size, bench["device"], cv2.__version__, cv2.getNumThreads(), reps))
-print("| stage | gpufilt CPU | OpenCV | gpufilt / OpenCV | check |")
-print("|---|---|---|---|---|")
-worst = 0
+print("| stage | layout | gpufilt CPU | OpenCV | gpufilt / OpenCV | check |")
+print("|---|---|---|---|---|---|")
+worst = {}
 for row in bench["rows"]:
-    stage = row["experiment"].rsplit(" ", 1)[0]
-    if stage not in opencv:
+    words = row["experiment"].split(" ")
+    at = next(i for i, t in enumerate(words) if t == size)
+    stage, layout = " ".join(words[:at]), " ".join(words[at + 1:]) or "8u_C1"
+    if stage not in opencv or layout not in images:
         continue
-    cv = median_ms(opencv[stage])
-    worst = max(worst, row["ms"] / cv)
-    print("| %s | %.3f | %.3f | %.2f | %s |" % (stage, row["ms"], cv, row["ms"] / cv, row["check"]))
-print("worst ratio: %.2f" % worst)
+    try:
+        cv = median_ms(lambda: opencv[stage](images[layout]))
+    except cv2.error:  # a layout this OpenCV does not take for the call
+        print("| %s | %s | %.3f | - | - | %s |" % (stage, layout, row["ms"], row["check"]))
+        continue
+    worst[layout] = max(worst.get(layout, 0), row["ms"] / cv)
+    print("| %s | %s | %.3f | %.3f | %.2f | %s |"
+          % (stage, layout, row["ms"], cv, row["ms"] / cv, row["check"]))
+for layout, r in worst.items():
+    print("worst ratio, %s: %.2f" % (layout, r))
 PY

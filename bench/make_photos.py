@@ -19,8 +19,9 @@ def main():
     quality = int(sys.argv[6])
     first = int(sys.argv[7]) if len(sys.argv) > 7 else 0
     os.makedirs(out, exist_ok=True)
-    srcs = [Image.open(p).convert("RGB")
-            for p in sorted(glob.glob("samples/*.png") + glob.glob("samples/*.jpg"))]
+    srcs = [im for im in (Image.open(p) for p in
+                          sorted(glob.glob("samples/*.png") + glob.glob("samples/*.jpg")))
+            if im.mode == "RGB"]
     for i in range(first, first + n):
         rng = random.Random(i)
         im = srcs[i % len(srcs)]

@@ -1,20 +1,24 @@
 #!/bin/sh
 # oneoff_bench.sh [RUNS] - one-off commands: `gpufilt IN -o OUT.png --mean 5`
-# on a 5120x2880 (14.7 MP) gray PNG and on a 2400x1600 JPEG photo, with
-# default options, and --shared on the PNG where a GPU is. For each: the
-# process's wall clock (median of RUNS, start and exit included), gpufilt's
-# own decode + encode (medians from --timings json) and the table's total,
-# beside OpenCV-Python doing the same in one process (cv2.imread GRAYSCALE,
-# cv2.blur 5x5, cv2.imwrite PNG; the interpreter's start not counted), in the
-# same run. Run from the repository root after `make`.
+# on a 5120x2880 (14.7 MP) PNG, gray and RGB, and on a 2400x1600 JPEG colour
+# photo, in colour and with --gray first, with default options, and --shared
+# on the gray PNG where a GPU is. For each: the process's wall clock (median
+# of RUNS, start and exit included), gpufilt's own decode + encode (medians
+# from --timings json) and the table's total, beside OpenCV-Python doing the
+# same in one process (cv2.imread GRAYSCALE or COLOR, cv2.blur 5x5,
+# cv2.imwrite PNG; the interpreter's start not counted), in the same run. Run
+# from the repository root after `make`.
 set -eu
 runs=${1:-11}
 . bench/python.sh
 py=$(pick_python "cv2")
 work_dir
-./gpufilt samples/astronaut.png -o "$w/astro.pgm" -q
+./gpufilt samples/astronaut.png -o "$w/astro.ppm" -q
+./gpufilt samples/astronaut.png --gray -o "$w/astro.pgm" -q
 $py bench/large_photo.py "$w/astro.pgm" 5120 2880 "$w/big.pgm"
+$py bench/large_photo.py "$w/astro.ppm" 5120 2880 "$w/big.ppm"
 ./gpufilt "$w/big.pgm" --mean 5 --mean 5 -o "$w/big.png" -q --backend cpu
+./gpufilt "$w/big.ppm" --mean 5 --mean 5 -o "$w/bigrgb.png" -q --backend cpu
 $py bench/make_photos.py "$w/photo" 1 2400 1600 420 90
 cp "$w/photo/p00000.jpg" "$w/photo.jpg"
 
@@ -41,15 +45,16 @@ med = lambda k: statistics.median(r.get(k, 0) for r in rows)
 print("%.1f %.1f" % (med("decode") + med("encode"), med("total")))'
 }
 
-opencv() { # opencv IN
-	$py - "$1" "$w/cv.png" "$runs" <<'PY'
+opencv() { # opencv IN gray|colour
+	$py - "$1" "$w/cv.png" "$runs" "$2" <<'PY'
 import sys, time
 import cv2
 src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mode = cv2.IMREAD_GRAYSCALE if sys.argv[4] == "gray" else cv2.IMREAD_COLOR
 ts = []
 for _ in range(n + 1):
     t = time.perf_counter()
-    im = cv2.imread(src, cv2.IMREAD_GRAYSCALE)
+    im = cv2.imread(src, mode)
     cv2.imwrite(out, cv2.blur(im, (5, 5)))
     ts.append((time.perf_counter() - t) * 1e3)
 print("%.1f" % sorted(ts[1:])[n // 2])
@@ -59,18 +64,20 @@ PY
 echo "one-off: --mean 5 to PNG, medians of $runs; $(nproc) cores; GPU: $gpu"
 echo "| input | options | gpufilt wall ms | decode+encode ms | table total ms | OpenCV ms | wall / OpenCV | wall / (decode+encode) |"
 echo "|---|---|---|---|---|---|---|---|"
-for input in big.png photo.jpg; do
-	cv=$(opencv "$w/$input")
-	for opts in "" "--shared"; do
-		[ -z "$opts" ] || [ $gpu = 1 ] || continue
-		[ -z "$opts" ] || [ $input = big.png ] || continue
-		wl=$(wall ./gpufilt "$w/$input" -o "$w/out.png" --mean 5 -q $opts)
-		set -- $(codec ./gpufilt "$w/$input" -o "$w/out.png" --mean 5 $opts)
+for job in big.png:gray bigrgb.png:colour photo.jpg:colour photo.jpg:gray; do
+	input=${job%:*} mode=${job#*:}
+	cv=$(opencv "$w/$input" $mode)
+	gray=
+	[ $mode = colour ] || [ $input = big.png ] || gray=--gray
+	for opts in "$gray" "--shared"; do
+		[ "$opts" != --shared ] || { [ $gpu = 1 ] && [ $input = big.png ]; } || continue
+		wl=$(wall ./gpufilt "$w/$input" -o "$w/out.png" $opts --mean 5 -q)
+		set -- $(codec ./gpufilt "$w/$input" -o "$w/out.png" $opts --mean 5)
 		echo "$input ${opts:--} $wl $1 $2 $cv" | awk '{ printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f |\n",
 			$1, $2, $3, $4, $5, $6, $3 / $6, $3 / $4 }'
 	done
 done
-for input in big.png photo.jpg; do
+for input in big.png bigrgb.png photo.jpg; do
 	./gpufilt "$w/$input" -o "$w/out.png" --mean 5 2>&1 | sed 's/^/    /'
 done
 [ $gpu = 0 ] || ./gpufilt "$w/big.png" -o "$w/out.png" --mean 5 --shared 2>&1 | sed 's/^/    /'

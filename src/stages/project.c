@@ -6,6 +6,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../report/json.h"
 
@@ -38,29 +41,53 @@ GF_CLONES static void add_row16(const unsigned char *restrict row, uint32_t *res
         sums[x] += r[x];
 }
 
+/* Adds rows y0 .. y1-1 of in (n samples a row) into acc[n]. */
+static void add_band(const gf_image *in, size_t n, int y0, int y1, uint32_t *acc)
+{
+    void (*const add)(const unsigned char *restrict, uint32_t *restrict, size_t) =
+        in->bits == 8 ? add_row : add_row16;
+
+    for (int y = y0; y < y1; y++)
+        add(in->data + (size_t)y * in->stride, acc, n);
+}
+
 /* The image as one channel of width x channels samples: its column sums are
- * the channels' columns', in the same order. */
+ * the channels' columns', in the same order. Each thread adds its band of
+ * rows into its own sums, then the columns are split among the threads to
+ * add those up. */
 int gf_colsum_cpu(const gf_image *in, uint32_t *sums)
 {
     const size_t n = (size_t)in->width * (size_t)in->channels;
-    int failed = 0;
+    const int h = in->height, threads = GF_PARALLEL(n, h) ? gf_cpu_threads() : 1;
 
     memset(sums, 0, n * sizeof *sums);
-#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(n, in->height))
-    {
-        uint32_t *part = calloc(n, sizeof *part); /* this thread's band of rows */
-        if (!part)
-            failed = 1;
-#pragma omp for schedule(static) nowait
-        for (int y = 0; y < in->height; y++)
-            if (part)
-                (in->bits == 8 ? add_row : add_row16)(in->data + (size_t)y * in->stride, part, n);
-#pragma omp critical
-        for (size_t x = 0; part && x < n; x++)
-            sums[x] += part[x];
-        free(part);
+    if (threads == 1) {
+        add_band(in, n, 0, h, sums);
+        return 0;
     }
-    return failed ? gf_err(GF_EINTERNAL, NULL, "colsum: out of memory") : 0;
+    uint32_t *part = calloc((size_t)threads * n, sizeof *part); /* thread t's sums: part + t n */
+    if (!part)
+        return gf_err(GF_EINTERNAL, NULL, "colsum: out of memory");
+#pragma omp parallel num_threads(threads)
+    {
+#ifdef _OPENMP
+        const int me = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int me = 0, nt = 1;
+#endif
+        add_band(in, n, (int)((int64_t)h * me / nt), (int)((int64_t)h * (me + 1) / nt),
+                 part + (size_t)me * n);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (size_t x = 0; x < n; x++) {
+            uint32_t s = 0;
+            for (int t = 0; t < threads; t++) /* a thread never started left zeros */
+                s += part[(size_t)t * n + x];
+            sums[x] = s;
+        }
+    }
+    free(part);
+    return 0;
 }
 
 int gf_rowsum_gold(const gf_image *in, uint32_t *sums)

@@ -49,29 +49,37 @@ GF_CLONES static void threshold_row16(const unsigned char *restrict src,
 #ifdef __SSE2__
 #include <emmintrin.h>
 
-/* threshold_row for images larger than the caches: the aligned middle of the
- * row is written with non-temporal stores, which skip reading the output's
- * lines into the cache first (a third of the memory traffic). */
+/* threshold_row or threshold_row16 (bits) over n samples, for images larger
+ * than the cache: the aligned middle of the row is written with
+ * non-temporal stores, which skip reading the output's lines into the cache
+ * first (a third of the memory traffic). Unsigned > is signed > after
+ * flipping each sample's top bit. */
 static void threshold_row_stream(const unsigned char *restrict src, unsigned char *restrict dst,
-                                 size_t w, unsigned char t)
+                                 size_t n, unsigned t, int bits)
 {
-    const __m128i bias = _mm_set1_epi8((char)0x80), tt = _mm_set1_epi8((char)(t ^ 0x80));
-    size_t x = (16 - ((uintptr_t)dst & 15)) & 15;
+    const size_t sb = (size_t)bits / 8, bytes = n * sb;
+    const __m128i bias = bits == 8 ? _mm_set1_epi8((char)0x80) : _mm_set1_epi16((short)0x8000);
+    const __m128i tt = bits == 8 ? _mm_set1_epi8((char)(t ^ 0x80u))
+                                 : _mm_set1_epi16((short)(t ^ 0x8000u));
+    size_t x = (16 - ((uintptr_t)dst & 15)) & 15; /* bytes; even for 16-bit rows */
 
-    if (x > w)
-        x = w;
-    threshold_row(src, dst, x, t);
-    for (; x + 16 <= w; x += 16) { /* unsigned > as signed > after flipping the top bit */
-        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + x));
+    if (x > bytes)
+        x = bytes;
+    if (bits == 8)
+        threshold_row(src, dst, x, (unsigned char)t);
+    else
+        threshold_row16(src, dst, x / 2, (uint16_t)t);
+    for (; x + 16 <= bytes; x += 16) {
+        const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + x)), bias);
         _mm_stream_si128((__m128i *)(void *)(dst + x),
-                         _mm_cmpgt_epi8(_mm_xor_si128(v, bias), tt));
+                         bits == 8 ? _mm_cmpgt_epi8(v, tt) : _mm_cmpgt_epi16(v, tt));
     }
-    threshold_row(src + x, dst + x, w - x, t);
+    if (bits == 8)
+        threshold_row(src + x, dst + x, bytes - x, (unsigned char)t);
+    else
+        threshold_row16(src + x, dst + x, (bytes - x) / 2, (uint16_t)t);
 }
 #endif
-
-/* Bytes above which an image goes past the caches: stream the output. */
-#define STREAM_BYTES (16u << 20)
 
 int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
 {
@@ -81,6 +89,17 @@ int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
 
     if (rc)
         return rc;
+#ifdef __SSE2__
+    /* in and out together past the cache: stream the output */
+    if ((uint64_t)n * (uint64_t)h * (uint64_t)(in->bits / 8) * 2 > gf_cache_bytes()) {
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
+        for (int y = 0; y < h; y++)
+            threshold_row_stream(in->data + (size_t)y * in->stride,
+                                 out->data + (size_t)y * out->stride, n, (unsigned)t, in->bits);
+        _mm_sfence(); /* the streamed stores before anything reads them */
+        return 0;
+    }
+#endif
     if (in->bits == 16) {
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
         for (int y = 0; y < h; y++)
@@ -88,16 +107,6 @@ int gf_threshold_cpu(const gf_image *in, gf_image *out, int t)
                             n, (uint16_t)t);
         return 0;
     }
-#ifdef __SSE2__
-    if ((uint64_t)n * (uint64_t)h >= STREAM_BYTES / 2) {
-#pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
-        for (int y = 0; y < h; y++)
-            threshold_row_stream(in->data + (size_t)y * in->stride,
-                                 out->data + (size_t)y * out->stride, n, (unsigned char)t);
-        _mm_sfence(); /* the streamed stores before anything reads them */
-        return 0;
-    }
-#endif
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(n, h))
     for (int y = 0; y < h; y++)
         threshold_row(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, n,

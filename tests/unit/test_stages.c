@@ -7,9 +7,11 @@
 #include "../../src/pipeline.h"
 #include "../../src/stage.h"
 
+/* Awkward sizes; the last has more than GF_PARALLEL_PIXELS pixels, so that
+ * the paths that spread over threads run too. */
 static const int sizes[][2] = {{1, 1},   {1, 7},    {7, 1},   {2, 2},     {5, 5},   {15, 17},
                                {16, 16}, {17, 15},  {31, 33}, {33, 31},   {64, 3},  {3, 64},
-                               {127, 129}, {129, 127}, {300, 17}, {1000, 33}};
+                               {127, 129}, {129, 127}, {300, 17}, {1000, 33}, {701, 379}};
 
 static void test_fast_equals_gold(void **state)
 {
@@ -55,6 +57,7 @@ static void test_fast_equals_gold(void **state)
             gf_image_free(&in);
         }
     assert_true(checked > 1000);
+    assert_true(701 * 379 >= GF_PARALLEL_PIXELS);
 }
 
 int main(void)
