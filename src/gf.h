@@ -186,13 +186,6 @@ double gf_median(double *v, int n);
 /* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
 int gf_cpu_threads(void);
 
-/* The last-level cache's size in bytes (sysconf's level 3, else level 2;
- * 32 MiB when neither is known): a CPU path whose input and output together
- * exceed it streams its output past the cache. gf_set_cache_bytes(n) makes
- * it n from now on (0: detect again), so that tests reach both paths. */
-size_t gf_cache_bytes(void);
-void gf_set_cache_bytes(size_t n);
-
 /* Sets the calling thread's OpenMP team size for the CPU paths it runs
  * from now on (n >= 1; nothing without OpenMP): a batch's workers take
  * their share of the cores, so their teams do not pile up on them. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -193,31 +192,6 @@ void gf_set_cpu_threads(int n)
 #else
     (void)n;
 #endif
-}
-
-static size_t cache_bytes; /* 0 until detected or set */
-
-void gf_set_cache_bytes(size_t n)
-{
-    __atomic_store_n(&cache_bytes, n, __ATOMIC_RELAXED);
-}
-
-size_t gf_cache_bytes(void)
-{
-    size_t b = __atomic_load_n(&cache_bytes, __ATOMIC_RELAXED);
-
-    if (!b) {
-        long l3 = -1, l2 = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-        l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-#ifdef _SC_LEVEL2_CACHE_SIZE
-        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-        b = l3 > 0 ? (size_t)l3 : l2 > 0 ? (size_t)l2 : (size_t)32 << 20;
-        __atomic_store_n(&cache_bytes, b, __ATOMIC_RELAXED); /* racing detections agree */
-    }
-    return b;
 }
 
 int gf_cpu_threads(void)

@@ -108,8 +108,8 @@ static void check_levels(const gf_image *in, const gf_image *out, int t)
 
 static void test_paths(void **state)
 {
-    /* 4099x2049 (8.4 MP, rows 4099 bytes apart) with the cache taken as
-     * 1 MiB: the streamed path, with its unaligned row starts and ends */
+    /* 4099x2049 (8.4 MP, rows 4099 bytes apart): the streamed path, with its
+     * unaligned row starts and ends */
     static const int sizes[][2] = {{1, 1},      {1, 7},   {7, 1},     {31, 33},
                                    {127, 129}, {1000, 3}, {4099, 2049}};
     (void)state;
@@ -120,7 +120,6 @@ static void test_paths(void **state)
             gf_image in, gold, fast;
             if (sizes[i][0] > 1000 && l % 4) /* the large size: one layout of each depth */
                 continue;
-            gf_set_cache_bytes(sizes[i][0] > 1000 ? (size_t)1 << 20 : 0);
             random_layout(&in, sizes[i][0], sizes[i][1], ch, bits);
             assert_int_equal(gf_image_alloc(&gold, in.width, in.height, ch, bits), 0);
             assert_int_equal(gf_image_alloc(&fast, in.width, in.height, ch, bits), 0);
@@ -138,7 +137,6 @@ static void test_paths(void **state)
             gf_image_free(&gold);
             gf_image_free(&fast);
         }
-    gf_set_cache_bytes(0);
 }
 
 /* The stage with otsu thresholds at the oracle's level, through the
