@@ -43,7 +43,9 @@ int main(int argc, char **argv)
         gf_cli_usage(stderr);
         return -rc;
     }
-    signal(SIGPIPE, SIG_IGN);
+    /* a reader that goes away (gpufilt ... -o - | head) ends gpufilt
+     * quietly by SIGPIPE, as it ends cat, once temporaries are removed */
+    signal(SIGPIPE, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

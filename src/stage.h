@@ -188,6 +188,11 @@ struct gf_stage_ops {
      * Errors: GF_EINTERNAL (out of memory). */
     int (*gold)(const gf_stage *s, const gf_image *in, gf_image *out);
     int (*cpu)(const gf_stage *s, const gf_image *in, gf_image *out);
+    /* Optional, for stages whose output has the input's shape: cpu's result
+     * written over img itself (host), so that no output buffer is
+     * allocated and faulted in; the CPU backend's pipeline takes it where
+     * nothing else needs the input. Errors as cpu's. */
+    int (*cpu_in_place)(const gf_stage *s, gf_image *img);
 
     /* Report stages: report_len values about an image of shape in;
      * report_gold and report_cpu as gold and cpu, into vals (host,

@@ -177,7 +177,7 @@ static int write_reports(gf_worker *w, const gf_item *it, const gf_result *resul
 /* Reads the input and lets the pool choose the backend from its header. */
 static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size_t *len)
 {
-    int rc = gf_read_all(it->path, &w->plan->limits, buf, len);
+    int rc = gf_read_image(it->path, &w->plan->limits, buf, len);
 
     if (rc)
         return rc;

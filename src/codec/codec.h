@@ -99,6 +99,26 @@ enum {
  * than lim->max_file_bytes), GF_EINTERNAL (out of memory). */
 int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len);
 
+/* gf_read_all for an image: the format is known from the first bytes and
+ * the size from the header, before the rest is read. Input that starts
+ * with no known signature is refused at once; a header over the limits
+ * (gf_check_size's) too. The input is then read no further than twice its
+ * declared image's bytes plus GF_INPUT_SLACK (the decoder ignores anything
+ * after the image's end); a header not understood within the first
+ * GF_INPUT_PROBE bytes stops the reading there, and the decoder says why.
+ * Errors as gf_read_all, and gf_decode's GF_EDATA for those refusals. */
+int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len);
+#define GF_INPUT_SLACK (32u << 20) /* bytes: metadata, JPEG or PNG overhead */
+#define GF_INPUT_PROBE (16u << 20) /* bytes in which a header must be understood */
+
+/* For gf_read_image: from the first len bytes of an input (len > 0 at the
+ * end of input or once a chunk is read), 0 with *need set to the most
+ * bytes worth reading (UINT64_MAX: no bound yet, len == 0), 1 when the
+ * header needs more bytes, or GF_EDATA when the signature is unknown or the
+ * header exceeds lim. */
+int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  uint64_t *need);
+
 /* Decodes buf (len bytes) into *out, a width x height image in host memory
  * (stride == its row's bytes) of the file's layout, detecting the format
  * from the content:

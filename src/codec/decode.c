@@ -51,17 +51,17 @@ int gf_scale_samples(const unsigned char *src, int in_bits, int be, unsigned max
 }
 
 typedef struct format {
-    const char *name;
+    const char *name, *label; /* "png", "PNG" (messages) */
     int (*decode)(const char *, const unsigned char *, size_t, const gf_limits *, int, gf_image *,
                   gf_load_info *);
     int (*peek)(const unsigned char *, size_t, gf_shape *);
 } format;
 
 static const format formats[] = {
-    {"png", gf_decode_png, gf_peek_png},
-    {"jpeg", gf_decode_jpeg, gf_peek_jpeg},
-    {"bmp", gf_decode_bmp, gf_peek_bmp},
-    {"pnm", gf_decode_pnm, gf_peek_pnm},
+    {"png", "PNG", gf_decode_png, gf_peek_png},
+    {"jpeg", "JPEG", gf_decode_jpeg, gf_peek_jpeg},
+    {"bmp", "BMP", gf_decode_bmp, gf_peek_bmp},
+    {"pnm", "PNM", gf_decode_pnm, gf_peek_pnm},
 };
 
 /* The format whose signature buf starts with, or NULL. */
@@ -78,6 +78,33 @@ static const format *sniff(const unsigned char *b, size_t n)
     return NULL;
 }
 
+static int unknown_format(const char *name)
+{
+    return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM, PPM and PAM are read)");
+}
+
+int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  uint64_t *need)
+{
+    const format *f = sniff(buf, len);
+    gf_shape sh;
+    int rc;
+
+    *need = UINT64_MAX;
+    if (len == 0)
+        return 0; /* gf_decode says it is empty */
+    if (!f)
+        return unknown_format(name);
+    if (f->peek(buf, len, &sh))
+        return 1;
+    if ((rc = gf_check_size(name, f->peek != gf_peek_pnm ? f->label : gf_pnm_label(buf),
+                            (uint64_t)sh.width, (uint64_t)sh.height, sh.channels, sh.bits, lim)))
+        return rc;
+    *need = 2 * (uint64_t)sh.width * (uint64_t)sh.height * GF_PIXEL_BYTES(sh.channels, sh.bits) +
+            GF_INPUT_SLACK;
+    return 0;
+}
+
 int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
               int flags, gf_image *out, gf_load_info *info)
 {
@@ -90,8 +117,7 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     if (len == 0)
         return gf_err(GF_EDATA, name, "empty file");
     if (!f)
-        return gf_err(GF_EDATA, name,
-                      "unknown image format (PNG, JPEG, BMP, PGM, PPM and PAM are read)");
+        return unknown_format(name);
     rc = f->decode(name, buf, len, lim, flags, out, info);
     if (rc)
         gf_image_free(out);
@@ -112,7 +138,7 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
 {
     unsigned char *buf;
     size_t len;
-    int rc = gf_read_all(path, lim, &buf, &len);
+    int rc = gf_read_image(path, lim, &buf, &len);
 
     if (rc)
         return rc;

@@ -43,6 +43,9 @@ int gf_peek_jpeg(const unsigned char *buf, size_t len, gf_shape *s);
 int gf_peek_bmp(const unsigned char *buf, size_t len, gf_shape *s);
 int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s);
 
+/* "PGM", "PPM" or "PAM" for a buffer that starts P5, P6 or P7. */
+const char *gf_pnm_label(const unsigned char *buf);
+
 /* The EXIF Orientation (1-8) of a JPEG's APP1 Exif segment; 1 when there is
  * none or it is malformed. Reads only within buf. */
 int gf_jpeg_orientation(const unsigned char *buf, size_t len);

@@ -14,12 +14,17 @@
 #include "codec.h"
 
 #define READ_CHUNK (1u << 20) /* first buffer for an input of unknown size */
+#define PROBE_FIRST (64u << 10) /* bytes read before an image's header is first looked at */
 
-int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
+/* gf_read_all, and with image != 0 gf_read_image. */
+static int read_input(const char *path, const gf_limits *lim, int image, unsigned char **buf,
+                      size_t *len)
 {
     const char *name = strcmp(path, "-") ? path : "(stdin)";
     /* the most ever held: the limit, one byte to see that it is passed, the NUL */
     const uint64_t most = lim->max_file_bytes + 2;
+    uint64_t stop = lim->max_file_bytes + 1; /* read no further (an image's need, once known) */
+    size_t probe = image ? PROBE_FIRST : 0;   /* where the header is looked at next; 0: done */
     int fd = STDIN_FILENO, own = 0, rc = 0;
     struct stat st;
     unsigned char *b = NULL;
@@ -59,21 +64,42 @@ int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, siz
             b = nb;
             cap = ncap;
         }
-        ssize_t r = read(fd, b + n, cap - 1 - n);
+        size_t want = cap - 1 - n;
+        if (probe && want > probe - n)
+            want = probe - n; /* the header is looked at before reading on */
+        if (want > stop - n)
+            want = (size_t)(stop - n);
+        ssize_t r = read(fd, b + n, want);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
             rc = gf_err(GF_ENOINPUT, name, "read error: %s", strerror(errno));
             goto out;
         }
-        if (r == 0)
-            break;
         n += (size_t)r;
-        if (n > lim->max_file_bytes) {
-            rc = gf_err(GF_EDATA, name, "input exceeds --max-file-size %llu bytes",
-                        (unsigned long long)lim->max_file_bytes);
-            goto out;
+        if (probe && (r == 0 || n >= probe)) {
+            uint64_t need;
+            rc = gf_input_need(name, b, n, lim, &need);
+            if (rc < 0)
+                goto out;
+            if (rc == 1 && r != 0 && probe < GF_INPUT_PROBE) {
+                probe *= 2; /* the header goes on: read more of it */
+            } else {
+                if (rc == 1) /* not understood in GF_INPUT_PROBE bytes: let the decoder say */
+                    need = n;
+                if (need < stop)
+                    stop = need;
+                probe = 0;
+            }
+            rc = 0;
         }
+        if (r == 0 || n >= stop)
+            break;
+    }
+    if (n > lim->max_file_bytes) {
+        rc = gf_err(GF_EDATA, name, "input exceeds --max-file-size %llu bytes",
+                    (unsigned long long)lim->max_file_bytes);
+        goto out;
     }
     b[n] = 0;
     *buf = b;
@@ -84,6 +110,16 @@ out:
     if (own)
         close(fd);
     return rc;
+}
+
+int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
+{
+    return read_input(path, lim, 0, buf, len);
+}
+
+int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
+{
+    return read_input(path, lim, 1, buf, len);
 }
 
 /* Temporary output files, for gf_tmp_cleanup. A slot is claimed atomically

@@ -143,17 +143,20 @@ static const char *parse(const unsigned char *buf, size_t len, pnm_header *hd)
     memset(hd, 0, sizeof *hd);
     if (len < 3 || buf[0] != 'P' || buf[1] < '5' || buf[1] > '7')
         return "not a binary PGM, PPM or PAM file";
-    if (buf[1] == '7') {
-        hd->fmt = "PAM";
+    hd->fmt = gf_pnm_label(buf);
+    if (buf[1] == '7')
         return parse_pam(buf, len, hd);
-    }
-    hd->fmt = buf[1] == '6' ? "PPM" : "PGM";
     hd->channels = hd->depth = buf[1] == '6' ? 3 : 1;
     if (token(buf, len, &pos, &hd->w) || token(buf, len, &pos, &hd->h) ||
         token(buf, len, &pos, &hd->maxval) || pos >= len || !is_space(buf[pos]))
         return buf[1] == '6' ? "corrupt PPM header" : "corrupt PGM header";
     hd->data = pos + 1;
     return NULL;
+}
+
+const char *gf_pnm_label(const unsigned char *buf)
+{
+    return buf[1] == '7' ? "PAM" : buf[1] == '6' ? "PPM" : "PGM";
 }
 
 int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s)

@@ -4,6 +4,7 @@
 #include "orient.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(gf_orient_params) <= GF_STAGE_PARAMS, "orient params");
@@ -108,6 +109,55 @@ static void mirror_cpu(const gf_image *in, gf_image *out, gf_orient_op op)
         else
             reverse(src, dst, w);
     }
+}
+
+/* Flip, flop or rotate 180 of img in place: rows y and h-1-y (the middle
+ * one with itself) go through a row of scratch, reversed as they go for a
+ * flop or rotate 180. */
+static int mirror_in_place(const gf_stage *s, gf_image *img)
+{
+    const gf_orient_op op = GF_CPARAMS(s, gf_orient_params)->op;
+    const int w = img->width, h = img->height;
+    const size_t px = GF_PIXEL_BYTES(img->channels, img->bits), n = (size_t)w * px;
+    const reverse_fn reverse = reverser(px);
+    int failed = 0;
+
+    if (op != GF_FLIP && op != GF_FLOP && op != GF_ROTATE180)
+        return gf_err(GF_EINTERNAL, NULL, "mirror: op %d does not keep the shape", (int)op);
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(w, h))
+    {
+        unsigned char *tmp = malloc(n ? n : 1);
+        if (!tmp)
+            failed = 1;
+#pragma omp for schedule(static)
+        for (int y = 0; y < (h + 1) / 2; y++) {
+            unsigned char *a = img->data + (size_t)y * img->stride;
+            unsigned char *b = img->data + (size_t)(h - 1 - y) * img->stride;
+            if (!tmp)
+                continue;
+            if (op == GF_FLOP) { /* each row reversed where it is */
+                reverse(a, tmp, w);
+                copy_row(tmp, a, n);
+                if (b != a) {
+                    reverse(b, tmp, w);
+                    copy_row(tmp, b, n);
+                }
+            } else if (op == GF_FLIP) { /* rows a and b swapped */
+                if (b != a) {
+                    copy_row(a, tmp, n);
+                    copy_row(b, a, n);
+                    copy_row(tmp, b, n);
+                }
+            } else { /* rotate 180: swapped and reversed */
+                reverse(a, tmp, w);
+                if (b != a)
+                    reverse(b, a, w);
+                copy_row(tmp, b, n);
+            }
+        }
+        free(tmp);
+    }
+    return failed ? gf_err(GF_EINTERNAL, NULL, "mirror: out of memory") : 0;
 }
 
 #ifdef __SSE2__
@@ -374,5 +424,6 @@ const gf_stage_ops gf_stage_mirror = {
     .layouts = GF_LAYOUTS_ALL,
     .gold = orient_gold,
     .cpu = orient_cpu,
+    .cpu_in_place = mirror_in_place,
     .config = mirror_config,
 };

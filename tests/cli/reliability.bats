@@ -162,7 +162,7 @@ PY
 	done
 	run /usr/bin/time -f "%M" "$GPUFILT" big.png --stats -q --backend cpu
 	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" -lt 60000 ] # 16 MB of luma plus rows, not 48 MB of RGB first
+	[ "${lines[-1]}" -lt 60000 ] # 48 MB of RGB plus rows, not a second copy
 }
 
 @test "7: no temporary file survives TERM or INT, whenever it comes" {

@@ -12,15 +12,18 @@ static volatile unsigned sum; /* every output byte is read: one out of bounds sh
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gf_limits lim = {1u << 22, 1u << 24}; /* 4 Mpixels, 16 MB */
-    uint32_t rgb[3][256];
+    /* 4 Mpixels, a 16 MB file, a 64 MB image (4 Mpixels of RGBA 16-bit) */
+    gf_limits lim = {1u << 22, 1u << 24, 1u << 26};
     gf_image out = {0};
     gf_load_info info = {0};
 
-    if (FUZZ_DECODE("fuzz", data, size, &lim, &out, &info, (size & 1) ? rgb : NULL) == 0 &&
+    /* odd sizes ask for the luma alone (JPEG's Y; the other formats ignore it) */
+    if (FUZZ_DECODE("fuzz", data, size, &lim, (size & 1) ? GF_DECODE_LUMA : 0, &out, &info) == 0 &&
         out.width > 0) {
-        for (size_t i = 0; i < (size_t)out.width * out.height; i++)
-            sum += out.data[i];
+        const size_t row = (size_t)out.width * GF_PIXEL_BYTES(out.channels, out.bits);
+        for (int y = 0; y < out.height; y++)
+            for (size_t i = 0; i < row; i++)
+                sum += out.data[(size_t)y * out.stride + i];
     }
     gf_image_free(&out);
     return 0;
