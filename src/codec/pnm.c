@@ -182,9 +182,9 @@ int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const 
     int bits, rc;
     (void)flags;
 
-    info->format = buf[1] == '5' ? "pgm" : buf[1] == '6' ? "ppm" : "pam";
     if (why)
         return gf_err(GF_EDATA, name, "%s", why);
+    info->format = buf[1] == '5' ? "pgm" : buf[1] == '6' ? "ppm" : "pam"; /* parse saw P5-P7 */
     if (hd.maxval < 1 || hd.maxval > 65535)
         return gf_err(GF_EDATA, name, "%s maxval %lu is not in 1..65535", hd.fmt, hd.maxval);
     bits = gf_maxval_bits((unsigned)hd.maxval);

@@ -146,19 +146,20 @@ ROW_TOTALS(row_totals_16_2, uint16_t, 2)
 ROW_TOTALS(row_totals_16_3, uint16_t, 3)
 ROW_TOTALS(row_totals_16_4, uint16_t, 4)
 
-static void row_totals_8_1(const unsigned char *restrict row, int w, uint32_t *out)
-{
-    out[0] = row_total(row, w);
-}
-
 int gf_rowsum_cpu(const gf_image *in, uint32_t *sums)
 {
     static void (*const fns[2][4])(const unsigned char *restrict, int, uint32_t *) = {
-        {row_totals_8_1, row_totals_8_2, row_totals_8_3, row_totals_8_4},
+        {NULL, row_totals_8_2, row_totals_8_3, row_totals_8_4},
         {row_totals_16_1, row_totals_16_2, row_totals_16_3, row_totals_16_4}};
     void (*fn)(const unsigned char *restrict, int, uint32_t *) =
         fns[in->bits / 16][in->channels - 1];
 
+    if (in->channels == 1 && in->bits == 8) { /* gray: PSADBW, no call through fn */
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(in->width, in->height))
+        for (int y = 0; y < in->height; y++)
+            sums[y] = row_total(in->data + (size_t)y * in->stride, in->width);
+        return 0;
+    }
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(in->width, in->height))
     for (int y = 0; y < in->height; y++)
         fn(in->data + (size_t)y * in->stride, in->width, sums + (size_t)y * in->channels);
