@@ -120,15 +120,11 @@ template <int C> __device__ __forceinline__ void count_vector(unsigned *sh, uint
         count16_channels<C>(sh, v, k);
         return;
     }
-    const unsigned b0 = v.x & 0xffu;
-    if (v.x == b0 * 0x01010101u && v.y == v.x && v.z == v.x && v.w == v.x) {
+    const unsigned b0 = v.x & 0xffu; /* a gray vector of 16 equal bytes is one add */
+    if (v.x == b0 * 0x01010101u && v.y == v.x && v.z == v.x && v.w == v.x)
         atomicAdd(&sh[b0], 16u);
-        return;
-    }
-    const unsigned words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int j = 0; j < 16; j++)
-        atomicAdd(&sh[sample_of<uint8_t>(words, j)], 1u);
+    else
+        count16_channels<1>(sh, v, k);
 }
 
 /* The warp's next 4 vectors after (y, base): the rest of row y, else the

@@ -200,14 +200,14 @@ __global__ void __launch_bounds__(THREADS_X *THREADS_Y)
     }
 }
 
-/* mean_warp_kernel: no shared memory and no barrier. A warp computes a
- * strip WARP_COLS pixels wide and WARP_ROWS rows tall: lane l in 1..30 owns
- * the 16 columns from x0 = strip + 16 (l - 1), reads them as one 16-byte
- * load per row, and lanes 0 and 31 only load, for their neighbours. Lanes
- * store only where the whole window lies inside the image's columns
- * (16 <= x0, x0 + 16 + R <= w); the columns left and right of those, at
- * most 16 + 15 + R of them, go to the grid's first blocks, a thread a
- * column of EDGE_ROWS rows (edge_column). Rows go down through registers:
+/* mean_warp8_kernel (below), for 8-bit gray: no shared memory and no
+ * barrier. A warp computes a strip WARP_COLS pixels wide and WARP_ROWS rows
+ * tall: lane l in 1..30 owns the 16 columns from x0 = strip + 16 (l - 1),
+ * reads them as one 16-byte load per row, and lanes 0 and 31 only load, for
+ * their neighbours. Lanes store only where the whole window lies inside the
+ * image's columns (16 <= x0, x0 + 16 + R <= w); the columns left and right
+ * of those, at most 16 + 15 + R of them, go to the grid's first blocks, a
+ * thread a column of EDGE_ROWS rows (edge_block). Rows go down through registers:
  * each input row is loaded PREFETCH rows ahead and kept, unpacked, for the
  * K output rows that need it. The border mode is applied once per strip: lane i works out the byte
  * offset of the strip's source row i, and each row's load takes it by
@@ -249,152 +249,13 @@ __device__ __forceinline__ unsigned mid_lanes(unsigned a, unsigned b)
     return __byte_perm(a, b, 0x5432);
 }
 
-/* Column x, rows y0 .. y0+EDGE_ROWS-1 (those below h), for the columns
- * the warp kernel's lanes leave: the window's K column indices go through
- * the border mode once, each input row is read as K bytes, and its
- * horizontal sum is kept for the K output rows that need it. Four rows a
- * thread: 16 were as fast at 8000x8000 on an H100 but a third slower at
- * 1920x1080, where too few threads share the edge. */
+/* The warp kernels' edge columns go to threads of EDGE_ROWS rows each
+ * (edge_block): four rows a thread; 16 were as fast at 8000x8000 on an H100
+ * but a third slower at 1920x1080, where too few threads share the edge. */
 #define EDGE_ROWS 4
-template <int R>
-__device__ __forceinline__ void edge_column(const unsigned char *__restrict__ in,
-                                            unsigned char *__restrict__ out, int x, int y0, int w,
-                                            int h, size_t ipitch, size_t opitch, gf_border b)
-{
-    constexpr int K = 2 * R + 1;
-    int cx[K];
-    unsigned hs[K];
 
-#pragma unroll
-    for (int k = 0; k < K; k++)
-        cx[k] = gf_border_index(x - R + k, w, b.mode);
-#pragma unroll
-    for (int r = 0; r < EDGE_ROWS + 2 * R; r++) {
-        const int y = y0 - R + r;
-        const int row = gf_border_index(y, h, b.mode);
-        unsigned s = 0;
-#pragma unroll
-        for (int k = 0; k < K; k++)
-            s += border_pixel(in, ipitch, cx[k], row, b);
-        hs[r % K] = s;
-        if (r >= 2 * R && y - R < h) {
-            unsigned t = 0;
-#pragma unroll
-            for (int k = 0; k < K; k++)
-                t += hs[k];
-            out[(size_t)(y - R) * opitch + x] = (unsigned char)(gf_mean_div_bits(t, K * K) >> 24);
-        }
-    }
-}
-
-template <int R>
-__global__ void __launch_bounds__(WARP_THREADS)
-    mean_warp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int w,
-                     int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
-                     int edge_blocks, int xr)
-{
-    constexpr int K = 2 * R + 1, NR = WARP_ROWS + 2 * R;
-    static_assert(NR <= 32, "a source row a lane");
-
-    if ((int)blockIdx.x < edge_blocks) {
-        /* columns 0 .. min(16, w)-1 and max(16, xr) .. w-1 */
-        const int left = min(16, w), right = max(0, w - max(16, xr)), cols = left + right;
-        const long i = (long)blockIdx.x * WARP_THREADS + threadIdx.x;
-        if (i < (long)cols * ((h + EDGE_ROWS - 1) / EDGE_ROWS)) {
-            const int c = (int)(i % cols);
-            edge_column<R>(in, out, c < left ? c : w - right + (c - left),
-                           (int)(i / cols) * EDGE_ROWS, w, h, ipitch, opitch, b);
-        }
-        return;
-    }
-    const int lane = threadIdx.x % 32;
-    const int warp = ((blockIdx.x - edge_blocks) * WARP_THREADS + threadIdx.x) / 32;
-    const int y0 = warp / strips_x * WARP_ROWS, x0 = warp % strips_x * WARP_COLS + 16 * (lane - 1);
-
-    if (y0 >= h)
-        return; /* the whole warp */
-    const bool stores = lane >= 1 && lane <= 30 && x0 >= 16 && x0 + 16 + R <= w;
-    const int nout = min(WARP_ROWS, h - y0);
-    /* Lane i's byte offset of source row y0-R+i: below 2^32 (at most 65535
-     * rows of at most 65536 bytes), ~0 for the constant border. */
-    const int srow = gf_border_index(y0 - R + lane, h, b.mode);
-    const unsigned off = srow < 0 ? ~0u : (unsigned)srow * (unsigned)ipitch;
-    const bool constant = b.mode == GF_BORDER_CONSTANT;
-    const unsigned splat = (unsigned)b.value * 0x01010101u;
-    /* Lanes outside the columns read column 0: no storing lane uses them. */
-    const unsigned char *src = in + (x0 >= 0 && x0 < w ? x0 : 0);
-    const auto fetch = [&](int r) {
-        const unsigned o = __shfl_sync(0xffffffffu, off, r);
-        return constant && o == ~0u ? make_uint4(splat, splat, splat, splat)
-                                    : __ldg((const uint4 *)(src + o));
-    };
-    uint4 ahead[PREFETCH];
-    unsigned ue[K][4], uo[K][4]; /* even and odd bytes of the last K rows */
-
-#pragma unroll
-    for (int r = 0; r < PREFETCH; r++)
-        ahead[r] = fetch(r);
-#pragma unroll
-    for (int r = 0; r < NR; r++) {
-        const uint4 v = ahead[r % PREFETCH];
-        if (r + PREFETCH < NR)
-            ahead[r % PREFETCH] = fetch(r + PREFETCH);
-        const unsigned wd[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int g = 0; g < 4; g++) {
-            ue[r % K][g] = __byte_perm(wd[g], 0, 0x4240);
-            uo[r % K][g] = __byte_perm(wd[g], 0, 0x4341);
-        }
-        if (r < 2 * R)
-            continue;
-        unsigned E[6], O[6]; /* vertical sums of words -1 .. 4 */
-#pragma unroll
-        for (int g = 0; g < 4; g++) {
-            E[g + 1] = ue[0][g], O[g + 1] = uo[0][g];
-#pragma unroll
-            for (int k = 1; k < K; k++)
-                E[g + 1] += ue[k][g], O[g + 1] += uo[k][g];
-        }
-        E[0] = __shfl_up_sync(0xffffffffu, E[4], 1);
-        O[0] = __shfl_up_sync(0xffffffffu, O[4], 1);
-        E[5] = __shfl_down_sync(0xffffffffu, E[1], 1);
-        O[5] = __shfl_down_sync(0xffffffffu, O[1], 1);
-        unsigned res[4];
-#pragma unroll
-        for (int g = 1; g <= 4; g++) {
-            const unsigned ob = mid_lanes(O[g - 1], O[g]), ef = mid_lanes(E[g], E[g + 1]);
-            if (R == 1) {
-                const unsigned c = E[g] + O[g];
-                res[g - 1] = round_word<R>(c + ob, c + ef);
-            } else {
-                const unsigned c = E[g] + ef + ob + O[g];
-                res[g - 1] = round_word<R>(c + mid_lanes(E[g - 1], E[g]),
-                                           c + mid_lanes(O[g], O[g + 1]));
-            }
-        }
-        if (stores && r - 2 * R < nout)
-            *(uint4 *)(out + (size_t)(y0 + r - 2 * R) * opitch + x0) =
-                make_uint4(res[0], res[1], res[2], res[3]);
-    }
-}
-
-template <int R>
-static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
-{
-    const int w = in->width, h = in->height;
-    const int strips_x = (w + WARP_COLS - 1) / WARP_COLS;
-    const int xr = (w - R) / 16 * 16; /* lanes store columns 16 .. xr-1 */
-    const long edge_threads =
-        (long)(min(16, w) + max(0, w - max(16, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
-    const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
-    const long warps = xr > 16 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
-    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
-    mean_warp_kernel<R><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
-}
-
-/* ---- Every other layout: 8-bit gray+alpha, RGB and RGBA, and 16-bit ----
- * Each channel is a gray image of its own, its samples C apart. */
+/* ---- Any layout: each channel is a gray image of its own, its samples C
+ * apart (the global and shared kernels above stay for 8-bit gray). */
 
 /* Sample c of pixel (x, y) of an image of C channels of T. */
 template <typename T, int C>
@@ -504,7 +365,9 @@ __global__ void __launch_bounds__(PXS_W *PXS_BY)
 
 /* Sample column j (pixel j / C, channel j % C) of a C-channel image of T,
  * rows y0 .. y0+EDGE_ROWS-1 (those below h), for the columns the warp
- * kernels' lanes leave: edge_column's scheme, for any layout. */
+ * kernels' lanes leave: the window's K column indices go through the border
+ * mode once, each input row is read as K samples, and its horizontal sum is
+ * kept for the K output rows that need it. */
 template <typename T, int C, int R>
 __device__ __forceinline__ void edge_sample(const unsigned char *__restrict__ in,
                                             unsigned char *__restrict__ out, int j, int y0, int w,
@@ -565,8 +428,8 @@ __device__ __forceinline__ unsigned lane_shift(const unsigned *X, int g, int s)
     return s % 2 == 0 ? X[g + 2 + s / 2] : mid_lanes(X[g + 2 + (s - 1) / 2], X[g + 2 + (s + 1) / 2]);
 }
 
-/* mean_warp8_kernel: mean_warp_kernel for 8-bit pixels of P = 2, 3 or 4
- * bytes. The vertical sums are the gray kernel's, on bytes; a sample's
+/* mean_warp8_kernel: the warp kernel above for 8-bit pixels of P = 1 (gray),
+ * 2, 3 or 4 bytes. The vertical sums are the same on bytes; a sample's
  * window along the row takes the column sums P bytes apart: with A the
  * even bytes' sums (E, as 16-bit lanes) and B the odd bytes' (O), the
  * window of an even byte 2m sums A[m + dP/2] for even dP and B[m + (dP-1)/2]
@@ -806,7 +669,7 @@ static void launch_px(const gf_dimage *in, gf_dimage *out, gf_border b, int vari
     } else if (sizeof(T) == 2) {
         launch_warp16<R, C>(in, out, b, st);
     } else {
-        launch_warp8<R, C == 1 ? 2 : C>(in, out, b, st); /* C 1 never gets here */
+        launch_warp8<R, C>(in, out, b, st);
     }
 }
 
@@ -819,7 +682,7 @@ static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
     const int w = in->width, h = in->height;
 
     if (variant == MEAN_WARP) { /* rows on GF_PITCH_ALIGN boundaries */
-        launch_warp<R>(in, out, b, st);
+        launch_warp8<R, 1>(in, out, b, st);
         return 0;
     }
     if (variant == MEAN_GLOBAL) {

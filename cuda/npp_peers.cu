@@ -56,18 +56,23 @@ static int layout_of(const gf_dimage *d)
                         : d->channels == 1 ? L16C1 : LNONE;
 }
 
+/* *l = in's layout, and out shaped os: 0, 1 when NPP has no function here
+ * for that layout, or gf_dimage_shape's error. */
+static int prepare(const gf_dimage *in, gf_dimage *out, const gf_shape *os, int *l)
+{
+    *l = layout_of(in);
+    return *l == LNONE ? 1 : gf_dimage_shape(out, os);
+}
+
 extern "C" int gf_npp_box(const gf_dimage *in, gf_dimage *out, int ksize, void *stream)
 {
     NppiSize size = {in->width, in->height}, mask = {ksize, ksize};
     NppiPoint offset = {0, 0}, anchor = {ksize / 2, ksize / 2};
     const gf_shape os = gf_dimage_shape_of(in);
     const NppStreamContext ctx = npp_ctx(stream);
-    const int l = layout_of(in);
-    int rc;
+    int l, rc;
 
-    if (l == LNONE)
-        return 1;
-    if ((rc = gf_dimage_shape(out, &os)))
+    if ((rc = prepare(in, out, &os, &l)))
         return rc;
     if (l == L8C1)
         NPP_CHECK(nppiFilterBoxBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
@@ -89,12 +94,9 @@ extern "C" int gf_npp_transpose(const gf_dimage *in, gf_dimage *out, void *strea
     NppiSize size = {in->width, in->height};
     const gf_shape os = {in->height, in->width, in->channels, in->bits};
     const NppStreamContext ctx = npp_ctx(stream);
-    const int l = layout_of(in);
-    int rc;
+    int l, rc;
 
-    if (l == LNONE)
-        return 1;
-    if ((rc = gf_dimage_shape(out, &os)))
+    if ((rc = prepare(in, out, &os, &l)))
         return rc;
     if (l == L8C1)
         NPP_CHECK(nppiTranspose_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch,
@@ -113,12 +115,9 @@ extern "C" int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *strea
     NppiSize size = {in->width, in->height};
     const gf_shape os = gf_dimage_shape_of(in);
     const NppStreamContext ctx = npp_ctx(stream);
-    const int l = layout_of(in);
-    int rc;
+    int l, rc;
 
-    if (l == LNONE)
-        return 1;
-    if ((rc = gf_dimage_shape(out, &os)))
+    if ((rc = prepare(in, out, &os, &l)))
         return rc;
     if (l == L8C1)
         NPP_CHECK(nppiMirror_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch, size,

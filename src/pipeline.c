@@ -278,20 +278,17 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
                 return rc;
             continue;
         }
-        if (!pl->compare && s->ops->cpu_in_place) { /* img is the pipeline's own */
-            if ((rc = s->ops->cpu_in_place(s, img)))
-                return rc;
-            gf_report_step(rep, gf_stage_label(s, label, sizeof label), "cpu", gf_now_ms() - t0,
-                           bytes);
-            continue;
-        }
-        rc = pl->compare ? compare_cpu(s, img, rep, &mismatch, &out) : run_cpu_path(s, 0, img, &out);
+        const int in_place = !pl->compare && s->ops->cpu_in_place; /* img is the pipeline's own */
+        rc = in_place      ? s->ops->cpu_in_place(s, img)
+             : pl->compare ? compare_cpu(s, img, rep, &mismatch, &out)
+                           : run_cpu_path(s, 0, img, &out);
         if (rc)
             return rc;
         if (!pl->compare)
             gf_report_step(rep, gf_stage_label(s, label, sizeof label), "cpu", gf_now_ms() - t0,
                            bytes);
-        take_output(s, &out, img, &results[i]);
+        if (!in_place)
+            take_output(s, &out, img, &results[i]);
     }
     return mismatch ? GF_EINTERNAL : 0;
 }
