@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""layouts.py GPUFILT [SEED] - every layout (gray, gray+alpha, RGB, RGBA; 8 and
-16 bits) through every stage of gpufilt, on fresh random images of awkward
-sizes, against independent oracles: numpy for every stage, OpenCV's cv2.blur
-beside it for the box mean where OpenCV has the border mode, and exact Python
-fractions for Otsu's level. Inputs and image outputs go through PAM files (the
-one format that holds every layout), report outputs through their CSV. Prints
-the seed; a failure names the layout, size, stage and first difference, and
-exits 1. Run by tests/cli/layouts.bats with Debian's python3 (numpy and
-OpenCV)."""
+"""layouts.py GPUFILT [SEED [BACKEND]] - every layout (gray, gray+alpha, RGB,
+RGBA; 8 and 16 bits) through every stage of gpufilt, on fresh random images
+of awkward sizes, against independent oracles: numpy for every stage,
+OpenCV's cv2.blur beside it for the box mean where OpenCV has the border
+mode, and exact Python fractions for Otsu's level. Inputs and image outputs
+go through PAM files (the one format that holds every layout), report
+outputs through their CSV. Prints the seed (SEED, else GPUFILT_TEST_SEED,
+else a fresh one); a failure names the layout, size, stage and first
+difference, and exits 1. BACKEND (cpu by default; cuda in make test-gpu) is
+passed as --backend; the runs go on every core. Run by
+tests/cli/layouts.bats with Debian's python3 (numpy and OpenCV)."""
+import concurrent.futures
 import os
 import random
 import subprocess
@@ -53,8 +56,8 @@ def read_pnm(path):
     return a.reshape(h, w, c).astype(np.int64), bits
 
 
-def run(gpufilt, args):
-    r = subprocess.run([gpufilt] + args + ["-q", "--backend", "cpu"], capture_output=True)
+def run(gpufilt, args, backend):
+    r = subprocess.run([gpufilt] + args + ["-q", "--backend", backend], capture_output=True)
     return r.returncode, r.stderr.decode()
 
 
@@ -120,19 +123,62 @@ def read_csv(path):
     return head, np.array(rows)
 
 
+def image_check(label, args, bits, want, want_cv):
+    """The check of an image output at path: its depth, then every sample."""
+    def check(rc, err, path):
+        if rc:
+            raise AssertionError("%s: exit %d: %s" % (label, rc, err))
+        got, gbits = read_pnm(path)
+        want_bits = int(args[1]) if args[0] == "--depth" else bits
+        if gbits != want_bits:
+            raise AssertionError("%s: %d bits, want %d" % (label, gbits, want_bits))
+        check_image(label, got, np.asarray(want))
+        if want_cv is not None:
+            check_image(label + " (cv2.blur)", got, want_cv)
+    return check
+
+
+def hist_check(name, a, ch, mx):
+    """A column per channel (one channel: value,count,cumulative)."""
+    def check(rc, err, path):
+        head, rows = read_csv(path)
+        want_head = ["value", "count", "cumulative"] if ch == 1 else ["value"] + NAMES[ch]
+        assert rc == 0 and head == want_head, (name, rc, err, head)
+        for c in range(ch):
+            if not np.array_equal(rows[:, 1 + c], np.bincount(a[:, :, c].ravel(),
+                                                              minlength=mx + 1)):
+                raise AssertionError("%s --hist: channel %d differs" % (name, c))
+    return check
+
+
+def sums_check(name, a, ch, axis, opt):
+    def check(rc, err, path):
+        head, rows = read_csv(path)
+        if ch == 1:
+            assert head == ["index", "sum", "mean"], head
+        else:
+            assert head == ["index"] + NAMES[ch] + [n + "_mean" for n in NAMES[ch]], head
+        if rc or not np.array_equal(rows[:, 1:1 + ch], a.sum(axis=axis)):
+            raise AssertionError("%s %s differs (exit %d %s)" % (name, opt, rc, err))
+    return check
+
+
 def main():
     gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.randrange(1 << 30)
-    print("layouts.py seed %d (layouts.py GPUFILT %d replays it)" % (seed, seed))
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
+        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
+    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
+    print("layouts.py seed %d, --backend %s (layouts.py GPUFILT %d %s replays it)" % (
+        seed, backend, seed, backend))
     rng = np.random.default_rng(seed)
     tmp = tempfile.mkdtemp()
-    inp, out, csv = (os.path.join(tmp, n) for n in ("in.pam", "out.pam", "r.csv"))
     sizes = [(1, 1), (1, 6), (6, 1), (2, 3), (7, 5), (33, 17), (70, 9)]
-    checked = 0
+    jobs = []  # (args with {out}, output suffix, check)
     for ch, bits in LAYOUTS:
         mx = (1 << bits) - 1
         for w, h in sizes:
             a = rng.integers(0, mx + 1, size=(h, w, ch), dtype=np.int64)
+            inp = os.path.join(tmp, "in-%d-%d-%dx%d.pam" % (ch, bits, w, h))
             write_pam(inp, a, bits)
             name = "%dx%d %s" % (w, h, ["", "gray", "gray+alpha", "RGB", "RGBA"][ch] +
                                  " %d-bit" % bits)
@@ -160,38 +206,22 @@ def main():
                            (a * 255 + 32767) // 65535 if bits == 16 else a * 257, None))
             for args, want, want_cv in stages:
                 label = "%s %s" % (name, " ".join(args))
-                rc, err = run(gpufilt, [inp, "-o", out] + args)
-                if rc:
-                    raise AssertionError("%s: exit %d: %s" % (label, rc, err))
-                got, gbits = read_pnm(out)
-                want_bits = int(args[1]) if args[0] == "--depth" else bits
-                if gbits != want_bits:
-                    raise AssertionError("%s: %d bits, want %d" % (label, gbits, want_bits))
-                check_image(label, got, np.asarray(want))
-                if want_cv is not None:
-                    check_image(label + " (cv2.blur)", got, want_cv)
-                checked += 1
-            # reports: a column per channel (one channel: value,count,cumulative)
-            rc, err = run(gpufilt, [inp, "--hist", csv])
-            head, rows = read_csv(csv)
-            want_head = ["value", "count", "cumulative"] if ch == 1 else ["value"] + NAMES[ch]
-            assert rc == 0 and head == want_head, (name, rc, err, head)
-            for c in range(ch):
-                if not np.array_equal(rows[:, 1 + c], np.bincount(a[:, :, c].ravel(),
-                                                                  minlength=mx + 1)):
-                    raise AssertionError("%s --hist: channel %d differs" % (name, c))
+                jobs.append(([inp, "-o", "{out}"] + args, ".pam",
+                             image_check(label, args, bits, want, want_cv)))
+            jobs.append(([inp, "--hist", "{out}"], ".csv", hist_check(name, a, ch, mx)))
             for axis, opt in ((0, "--colsum"), (1, "--rowsum")):
-                rc, err = run(gpufilt, [inp, opt, csv])
-                head, rows = read_csv(csv)
-                sums = a.sum(axis=axis)  # (w or h) x c
-                if ch == 1:
-                    assert head == ["index", "sum", "mean"], head
-                else:
-                    assert head == ["index"] + NAMES[ch] + [n + "_mean" for n in NAMES[ch]], head
-                if rc or not np.array_equal(rows[:, 1:1 + ch], sums):
-                    raise AssertionError("%s %s differs (exit %d %s)" % (name, opt, rc, err))
-            checked += 3
-    print("layouts.py: %d checks passed" % checked)
+                jobs.append(([inp, opt, "{out}"], ".csv", sums_check(name, a, ch, axis, opt)))
+
+    def one(i):
+        args, ext, check = jobs[i]
+        path = os.path.join(tmp, "out-%d%s" % (i, ext))
+        rc, err = run(gpufilt, [path if x == "{out}" else x for x in args], backend)
+        check(rc, err, path)
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for f in [pool.submit(one, i) for i in range(len(jobs))]:
+            f.result()  # the first failure, in order, raises here
+    print("layouts.py: %d checks passed" % len(jobs))
 
 
 if __name__ == "__main__":

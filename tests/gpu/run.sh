@@ -1,15 +1,17 @@
 #!/bin/sh
 # run.sh TEST_GPU - make test-gpu: every variant of every stage against the
 # gold reference on all sizes, layouts and samples, then the small sizes
-# under each compute-sanitizer tool, then gpufilt itself: --compare on every
+# under each compute-sanitizer tool, then gpufilt itself: every layout
+# through every stage with --backend cuda against numpy and OpenCV
+# (tests/cli/layouts.py), --compare on every
 # sample, the same output bytes from every backend and kernel variant on
 # every layout, and nvJPEG's decode (colour and luma) against the CPU's in
 # batches (a generated JPEG corpus, bad files and the JPEG fuzzing corpus
 # with its findings), also under memcheck. Skips where no GPU is usable.
-# GPU_STEPS picks steps (default all): variants sanitize compare bytes jpeg
-# encode.
+# GPU_STEPS picks steps (default all): variants sanitize oracle compare bytes
+# jpeg encode.
 set -u
-steps=${GPU_STEPS:-variants sanitize compare bytes jpeg encode}
+steps=${GPU_STEPS:-variants sanitize oracle compare bytes jpeg encode}
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 bin=$1
 gpufilt=${GPUFILT:-./gpufilt}
@@ -35,6 +37,13 @@ elif [ -x "$cs" ]; then
 	done
 else
 	echo "test-gpu: compute-sanitizer not found"; status=1
+fi
+if want oracle; then
+	echo "== every layout through every stage on the GPU, against numpy and OpenCV"
+	. bench/python.sh
+	"$(pick_python "numpy, cv2")" tests/cli/layouts.py "$gpufilt" \
+		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
+		status=1
 fi
 if want compare; then
 echo "== gpufilt --compare on the samples"
