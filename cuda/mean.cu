@@ -615,38 +615,30 @@ __global__ void __launch_bounds__(WARP_THREADS)
     }
 }
 
-/* The warp kernels of other layouts: edge blocks first, then a warp per
- * strip of WARP_ROWS rows, `span` samples wide (8-bit: bytes), each lane
- * `lane` samples, over n samples a row; xr: lanes store samples `lane` ..
- * xr-1. */
-template <int R, int P>
-static void launch_warp8(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
+/* The warp kernel of C channels of T: edge blocks first, then a warp per
+ * strip of WARP_ROWS rows, 30 lanes of L samples wide (16 bytes a lane),
+ * over n samples a row; lanes store samples L .. xr-1, where the whole
+ * window lies inside the row. */
+template <typename T, int C, int R>
+static void launch_warp(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
 {
-    const int w = in->width, h = in->height, n = w * P;
-    const int strips_x = (n + WARP_COLS - 1) / WARP_COLS;
-    const int xr = (n - R * P) / 16 * 16;
-    const long edge_threads =
-        (long)(min(16, n) + max(0, n - max(16, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
-    const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
-    const long warps = xr > 16 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
-    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
-    mean_warp8_kernel<R, P><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
-}
-
-template <int R, int C>
-static void launch_warp16(const gf_dimage *in, gf_dimage *out, gf_border b, cudaStream_t st)
-{
+    constexpr int L = 16 / (int)sizeof(T);
     const int w = in->width, h = in->height, n = w * C;
-    const int strips_x = (n + WARP_COLS16 - 1) / WARP_COLS16;
-    const int xr = (n - R * C) / 8 * 8;
+    constexpr int SPAN = sizeof(T) == 1 ? WARP_COLS : WARP_COLS16; /* 30 L */
+    const int strips_x = (n + SPAN - 1) / SPAN;
+    const int xr = (n - R * C) / L * L;
     const long edge_threads =
-        (long)(min(8, n) + max(0, n - max(8, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
+        (long)(min(L, n) + max(0, n - max(L, xr))) * ((h + EDGE_ROWS - 1) / EDGE_ROWS);
     const long edge_blocks = (edge_threads + WARP_THREADS - 1) / WARP_THREADS;
-    const long warps = xr > 8 ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
-    const long blocks = edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS;
-    mean_warp16_kernel<R, C><<<(unsigned)blocks, WARP_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
+    const long warps = xr > L ? (long)strips_x * ((h + WARP_ROWS - 1) / WARP_ROWS) : 0;
+    const unsigned blocks =
+        (unsigned)(edge_blocks + (warps * 32 + WARP_THREADS - 1) / WARP_THREADS);
+    if constexpr (sizeof(T) == 1)
+        mean_warp8_kernel<R, C><<<blocks, WARP_THREADS, 0, st>>>(
+            in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
+    else
+        mean_warp16_kernel<R, C><<<blocks, WARP_THREADS, 0, st>>>(
+            in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, (int)edge_blocks, xr);
 }
 
 enum { MEAN_GLOBAL, MEAN_SHARED, MEAN_WARP };
@@ -666,10 +658,8 @@ static void launch_px(const gf_dimage *in, gf_dimage *out, gf_border b, int vari
         dim3 grid((w + PXS_W - 1) / PXS_W, (h + PXS_H - 1) / PXS_H);
         mean_shared_px_kernel<T, C, R><<<grid, dim3(PXS_W, PXS_BY), 0, st>>>(
             in->data, out->data, w, h, in->pitch, out->pitch, b);
-    } else if (sizeof(T) == 2) {
-        launch_warp16<R, C>(in, out, b, st);
     } else {
-        launch_warp8<R, C>(in, out, b, st);
+        launch_warp<T, C, R>(in, out, b, st);
     }
 }
 
@@ -682,7 +672,7 @@ static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
     const int w = in->width, h = in->height;
 
     if (variant == MEAN_WARP) { /* rows on GF_PITCH_ALIGN boundaries */
-        launch_warp8<R, 1>(in, out, b, st);
+        launch_warp<uint8_t, 1, R>(in, out, b, st);
         return 0;
     }
     if (variant == MEAN_GLOBAL) {
