@@ -14,7 +14,7 @@ GF_CFLAGS = -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(OMP) $(SAN) -D_GNU_SOU
 NVJPEG ?= $(if $(wildcard $(CUDA_HOME)/include/nvjpeg.h),1,0)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 -DGF_HAVE_NVJPEG=$(NVJPEG) \
                -DGF_CUDA_LIBDIR='"$(CUDA_LIBDIR)"' $(DEP_CFLAGS) $(NVCCFLAGS)
-GF_LDLIBS = $(DEP_LDFLAGS) -lspng -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lz -ldl -lpthread -lm \
+GF_LDLIBS = $(DEP_LDFLAGS) -lspng -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lisal -ldl -lpthread -lm \
             $(OMP) $(SAN) $(LDFLAGS)
 
 # The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa
@@ -87,7 +87,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 
 $(B)/unit/%: tests/unit/%.c tests/unit/common.h $(B)/libgf.a | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS_ALL)
+	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS_ALL) -lz
 
 test-unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "== $$t"; $$t || exit 1; done

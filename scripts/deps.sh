@@ -10,7 +10,7 @@
 set -eu
 # the build: codecs, JSON, plots, zlib
 build="libstb-dev libdeflate-dev libturbojpeg0-dev libspng-dev libjansson-dev libcairo2-dev
-fonts-dejavu-core zlib1g-dev"
+fonts-dejavu-core zlib1g-dev libisal-dev"
 # the tests and their independent oracles: cmocka, bats, djpeg/cjpeg, ImageMagick, netpbm,
 # numpy, OpenCV and Pillow (Debian's python3), xmllint, GNU time; make fuzz: clang and
 # libFuzzer's runtime

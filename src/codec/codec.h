@@ -1,6 +1,6 @@
 /* codec.h - reading, decoding, encoding and atomically writing images.
  * One file per format under src/codec/: PNG (libspng to decode; written by
- * gpufilt, deflated by libdeflate or zlib), JPEG (libjpeg-turbo's
+ * gpufilt, deflated by ISA-L or libdeflate), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
  * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM).
  * third_party/README.md says why each library. Decoders keep the file's

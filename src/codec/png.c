@@ -1,6 +1,7 @@
 /* png.c - PNG: decoded by libspng (Debian libspng-dev), row by row, into
- * the file's own layout; encoded here, any layout, with libdeflate or, for
- * large images in parallel segments, zlib. libspng checks every chunk's CRC, the IDAT stream's
+ * the file's own layout; encoded here, any layout, deflated by ISA-L's igzip
+ * (the default levels, large images in parallel segments) or libdeflate
+ * (stored, and levels 3 to 12). libspng checks every chunk's CRC, the IDAT stream's
  * Adler-32, palette indices against PLTE and tRNS against the colour type;
  * third_party/README.md says why it replaced stb_image for PNG. */
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 
 #include <libdeflate.h>
 #include <spng.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include "formats.h"
 
@@ -297,25 +298,25 @@ out:
     return rc;
 }
 
-/* Encoding. Rows are filtered with Up (each byte minus the one above it),
- * which vectorises and is within 3% of Paeth's size on photos at 60% of its
- * time; the first row of each later segment (below) uses None. The filtered rows
- * of an image of at least SEGMENT_MIN_BYTES of them, at a level up to
- * SEGMENT_MAX_LEVEL, are deflated in segments of SEGMENT_BYTES in parallel
- * by zlib, each a raw deflate stream ended
- * with a sync flush (the last with the final block), joined into one zlib
- * stream as pigz does, one IDAT chunk each, the Adler-32 combined
- * (adler32_combine); all else by libdeflate in one piece. zlib deflates a
- * byte about 3.4 times slower than libdeflate at level 1 (15.6 against 4.6
- * ms per MB of a photo), so segments pay only for large images on several
- * cores: a batch's workers, one core each, and images below about 12 MP
- * take libdeflate. The choice depends only on the image's size and level,
- * so the bytes do not depend on the number of cores. */
+/* Encoding. Every row is filtered with Average (PNG filter 3: each byte
+ * minus the mean of the byte one pixel to its left and the byte above it,
+ * both of the unfiltered image, so it vectorises): on the photo corpus
+ * (docs/benchmarks.md) its output was 3.9% smaller than Up's with
+ * libdeflate, 4.2% with ISA-L, at 1 ms more filtering a 2400x1600 RGB image.
+ * The filtered rows are deflated by
+ *   - levels 1 and 2: ISA-L's igzip at its level 1 or 2, in segments of
+ *     SEGMENT_BYTES of rows from SEGMENT_MIN_BYTES, deflated in parallel
+ *     (each a raw deflate stream ended with a full flush, the last with the
+ *     final block, joined into one zlib stream as pigz does, one IDAT chunk
+ *     each), below that in one piece; igzip deflated the corpus 2.1 times as
+ *     fast as libdeflate at level 1, its files 1.3% larger (third_party/README.md);
+ *   - level 0 (stored) and 3 to 12: libdeflate, in one piece.
+ * The segments depend only on the image's size and the level, so the bytes
+ * do not depend on the number of cores. */
 #define SEGMENT_BYTES (1u << 20)
 #define SEGMENT_MIN_BYTES (12u << 20)
-#define SEGMENT_MAX_LEVEL 3 /* higher levels want the smallest file: libdeflate whole */
-#define FILTER_NONE 0
-#define FILTER_UP 2
+#define ISAL_MAX_LEVEL 2
+#define FILTER_AVERAGE 3
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -341,98 +342,117 @@ static size_t row_bytes(const gf_image *im)
     return (size_t)im->width * GF_PIXEL_BYTES(im->channels, im->bits);
 }
 
-/* Rows [y0, y1) of im, filtered, into f (filter byte + row_bytes each).
- * 16-bit samples go big-endian, as PNG stores them, with Up taken on those
- * bytes. */
-GF_CLONES static void filter_rows(const gf_image *im, int y0, int y1, unsigned char *restrict f)
+/* Row y of im as PNG stores it, n bytes: 8-bit rows as they are, 16-bit
+ * samples big-endian (into tmp). */
+static const unsigned char *stored_row(const gf_image *im, int y, size_t n, unsigned char *tmp)
 {
-    const size_t n = row_bytes(im);
-    for (int y = y0; y < y1; y++, f += n + 1) {
-        const unsigned char *restrict row = im->data + (size_t)y * im->stride;
-        const unsigned char *restrict up = y > y0 ? row - im->stride : row;
-        /* the image's first row is Up over an implicit row of zeros (the
-         * bytes as they are); a later segment's first row is None */
-        f[0] = y == y0 && y > 0 ? FILTER_NONE : FILTER_UP;
-        if (im->bits == 16) {
-            const uint16_t *restrict r16 = (const uint16_t *)(const void *)row,
-                                     *restrict u16 = (const uint16_t *)(const void *)up;
-            for (size_t i = 0; i < n / 2; i++) {
-                const unsigned v = r16[i], u = y == y0 ? 0 : u16[i];
-                f[1 + 2 * i] = (unsigned char)((v >> 8) - (u >> 8));
-                f[2 + 2 * i] = (unsigned char)(v - u);
-            }
-        } else if (y == y0) {
-            memcpy(f + 1, row, n);
-        } else {
-            for (size_t x = 0; x < n; x++)
-                f[1 + x] = (unsigned char)(row[x] - up[x]);
-        }
+    const unsigned char *row = im->data + (size_t)y * im->stride;
+    if (im->bits != 16)
+        return row;
+    const uint16_t *r16 = (const uint16_t *)(const void *)row;
+    for (size_t i = 0; i < n / 2; i++) {
+        tmp[2 * i] = (unsigned char)(r16[i] >> 8);
+        tmp[2 * i + 1] = (unsigned char)r16[i];
+    }
+    return tmp;
+}
+
+/* Filter byte and n bytes of row `cur` filtered with Average over `up`
+ * (NULL: the first row, over zeros) into f; bpp bytes a pixel. The mean is
+ * floor((a + b) / 2), computed in 8 bits as (a & b) + ((a ^ b) >> 1). */
+GF_CLONES static void average_row(const unsigned char *restrict cur,
+                                  const unsigned char *restrict up, size_t n, size_t bpp,
+                                  unsigned char *restrict f)
+{
+    f[0] = FILTER_AVERAGE;
+    f++;
+    if (!up) {
+        for (size_t x = 0; x < bpp && x < n; x++)
+            f[x] = cur[x];
+        for (size_t x = bpp; x < n; x++)
+            f[x] = (unsigned char)(cur[x] - (cur[x - bpp] >> 1));
+        return;
+    }
+    for (size_t x = 0; x < bpp && x < n; x++)
+        f[x] = (unsigned char)(cur[x] - (up[x] >> 1));
+    for (size_t x = bpp; x < n; x++) {
+        const unsigned a = cur[x - bpp], b = up[x];
+        f[x] = (unsigned char)(cur[x] - ((a & b) + ((a ^ b) >> 1)));
     }
 }
 
+/* Rows [y0, y1) of im, filtered, into f (filter byte + row_bytes each).
+ * Each row's filter reads the unfiltered row above it, so any range is
+ * filtered alone. Returns 0, or 1 when out of memory. */
+static int filter_rows(const gf_image *im, int y0, int y1, unsigned char *f)
+{
+    const size_t n = row_bytes(im), bpp = GF_PIXEL_BYTES(im->channels, im->bits);
+    unsigned char *tmp = im->bits == 16 ? malloc(2 * n) : NULL;
+    const unsigned char *up;
+
+    if (im->bits == 16 && !tmp)
+        return 1;
+    up = y0 > 0 ? stored_row(im, y0 - 1, n, tmp) : NULL;
+    /* 16-bit: the two halves of tmp take turns as this row and the one above */
+    for (int y = y0, half = 1; y < y1; y++, f += n + 1, half ^= 1) {
+        const unsigned char *cur = stored_row(im, y, n, tmp ? tmp + (size_t)half * n : NULL);
+        average_row(cur, up, n, bpp, f);
+        up = cur;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Deflated bytes of rows, or of the whole stream. */
 typedef struct segment {
-    unsigned char *z; /* deflated bytes */
-    size_t n, raw;    /* their count; the filtered bytes they hold */
-    uint32_t adler;   /* of the filtered bytes */
+    unsigned char *z;
+    size_t n;
     int failed;
 } segment;
 
-/* zlib's level for --png-level (0 to SEGMENT_MAX_LEVEL here): the same,
- * with the Z_RLE strategy (matches at distance 1 only, what OpenCV's PNG
- * writer uses by default): on Up-filtered images it is zlib's fastest and,
- * measured on a photo, a smooth image and a smoothed one, 5% larger to 30%
- * smaller than libdeflate at level 1, where zlib's default strategy was 9%
- * to 19% larger. */
-static int zlib_level(int level)
+/* Filtered bytes f[0, raw) deflated raw by igzip at `level` into sg, a
+ * whole stream's end (the final block) when last, else ended byte-aligned
+ * by a full flush. */
+static void deflate_isal(const unsigned char *f, size_t raw, int level, int last, segment *sg)
 {
-    return level > 9 ? 9 : level;
-}
+    static const uint32_t buf_size[ISAL_MAX_LEVEL + 1] = {ISAL_DEF_LVL0_DEFAULT,
+                                                          ISAL_DEF_LVL1_DEFAULT,
+                                                          ISAL_DEF_LVL2_DEFAULT};
+    /* stored blocks cost 5 bytes in 65535; headers and the flush's end */
+    const size_t cap = raw + raw / 1024 + 1024;
+    struct isal_zstream z;
 
-/* Segment k of nseg (rows_per rows each) deflated raw by zlib. */
-static void deflate_segment(const gf_image *im, int level, int rows_per, int k, int nseg,
-                            segment *sg)
-{
-    const int y0 = k * rows_per, y1 = y0 + rows_per < im->height ? y0 + rows_per : im->height;
-    const size_t raw = (size_t)(y1 - y0) * (row_bytes(im) + 1);
-    unsigned char *f = malloc(raw);
-    z_stream z;
-
-    memset(&z, 0, sizeof z);
-    sg->raw = raw;
-    if (!f || deflateInit2(&z, zlib_level(level), Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) {
-        free(f);
-        sg->failed = 1;
-        return;
-    }
-    filter_rows(im, y0, y1, f);
-    sg->adler = (uint32_t)adler32(1, f, (uInt)raw);
-    sg->z = malloc(deflateBound(&z, raw) + 16);
-    if (sg->z) {
-        z.next_in = f;
-        z.avail_in = (uInt)raw;
+    sg->z = malloc(cap);
+    unsigned char *level_buf = malloc(buf_size[level]);
+    sg->failed = 1;
+    if (sg->z && level_buf) {
+        isal_deflate_stateless_init(&z);
+        z.next_in = (uint8_t *)(uintptr_t)f;
+        z.avail_in = (uint32_t)raw;
         z.next_out = sg->z;
-        z.avail_out = (uInt)(deflateBound(&z, raw) + 16);
-        sg->failed = deflate(&z, k == nseg - 1 ? Z_FINISH : Z_SYNC_FLUSH) !=
-                     (k == nseg - 1 ? Z_STREAM_END : Z_OK);
-        sg->n = (size_t)(z.next_out - sg->z);
-    } else {
-        sg->failed = 1;
+        z.avail_out = (uint32_t)cap;
+        z.level = (uint32_t)level;
+        z.level_buf = level_buf;
+        z.level_buf_size = buf_size[level];
+        z.gzip_flag = IGZIP_DEFLATE;
+        z.end_of_stream = (uint16_t)last;
+        z.flush = last ? NO_FLUSH : FULL_FLUSH;
+        if (isal_deflate_stateless(&z) == COMP_OK) {
+            sg->n = z.total_out;
+            sg->failed = 0;
+        }
     }
-    deflateEnd(&z);
-    free(f);
+    free(level_buf);
 }
 
-/* One zlib stream of all the filtered rows, by libdeflate. */
-static int deflate_whole(const gf_image *im, int level, segment *sg)
+/* The filtered rows f (raw bytes) as one zlib stream by libdeflate. */
+static void deflate_libdeflate(const unsigned char *f, size_t raw, int level, segment *sg)
 {
-    const size_t raw = (size_t)im->height * (row_bytes(im) + 1);
-    unsigned char *f = malloc(raw);
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     size_t bound;
 
     sg->failed = 1;
-    if (f && c) {
-        filter_rows(im, 0, im->height, f);
+    if (c) {
         bound = libdeflate_zlib_compress_bound(c, raw);
         if ((sg->z = malloc(bound))) {
             sg->n = libdeflate_zlib_compress(c, f, raw, sg->z, bound);
@@ -440,42 +460,48 @@ static int deflate_whole(const gf_image *im, int level, segment *sg)
         }
     }
     libdeflate_free_compressor(c);
-    free(f);
-    return sg->failed;
 }
 
 int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len)
 {
     /* PNG's colour type by channels: gray, gray+alpha, RGB, RGBA */
     static const unsigned char color_type[5] = {0, 0, 4, 2, 6};
-    const size_t rowlen = row_bytes(im) + 1;
+    const size_t rowlen = row_bytes(im) + 1, raw = rowlen * (size_t)im->height;
     const int rows_per = SEGMENT_BYTES / rowlen ? (int)(SEGMENT_BYTES / rowlen) : 1;
-    int nseg = (im->height + rows_per - 1) / rows_per;
+    const int isal = level >= 1 && level <= ISAL_MAX_LEVEL;
+    int nseg = isal && raw >= SEGMENT_MIN_BYTES ? (im->height + rows_per - 1) / rows_per : 1;
     segment *sg = calloc((size_t)nseg, sizeof *sg);
-    unsigned char ihdr[13], *p;
+    unsigned char *f = malloc(raw ? raw : 1), ihdr[13], *p;
     size_t total = 8 + 25 + 12 + 6; /* signature, IHDR, IEND, zlib header and Adler-32 */
-    int failed = 0;
+    int failed = !sg || !f;
 
-    if (!sg)
-        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding PNG");
-    if (nseg == 1 || level > SEGMENT_MAX_LEVEL ||
-        (uint64_t)rowlen * (uint64_t)im->height < SEGMENT_MIN_BYTES) {
-        nseg = 1;
-        failed = deflate_whole(im, level, &sg[0]);
-    } else {
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
-        for (int k = 0; k < nseg; k++) {
-            deflate_segment(im, level, rows_per, k, nseg, &sg[k]);
-            failed |= sg[k].failed;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (nseg > 1)
+    for (int k = 0; k < nseg; k++) {
+        if (failed)
+            continue;
+        const int y0 = k * rows_per, y1 = nseg == 1 || y0 + rows_per > im->height
+                                              ? im->height
+                                              : y0 + rows_per;
+        unsigned char *fk = f + (size_t)y0 * rowlen;
+        const size_t n = (size_t)(y1 - y0) * rowlen;
+        if (filter_rows(im, y0, y1, fk)) {
+            failed = 1;
+            continue;
         }
+        if (isal)
+            deflate_isal(fk, n, level, k == nseg - 1, &sg[k]);
+        else
+            deflate_libdeflate(fk, n, level, &sg[k]);
+        failed |= sg[k].failed;
     }
-    for (int k = 0; k < nseg; k++)
+    for (int k = 0; !failed && k < nseg; k++)
         total += sg[k].n + 12;
     *out = failed ? NULL : malloc(total);
     if (!*out) {
-        for (int k = 0; k < nseg; k++)
+        for (int k = 0; sg && k < nseg; k++)
             free(sg[k].z);
         free(sg);
+        free(f);
         return gf_err(GF_EINTERNAL, NULL, "PNG encoding failed (out of memory)");
     }
     p = *out;
@@ -488,17 +514,12 @@ int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *le
     ihdr[9] = color_type[im->channels];
     memset(ihdr + 10, 0, 3);
     p += chunk(p, "IHDR", ihdr, 13);
-    if (nseg == 1) {
+    if (!isal) {
         p += chunk(p, "IDAT", sg[0].z, sg[0].n);
     } else {
-        /* zlib header: deflate, 32K window, the level's FLEVEL, FCHECK */
-        const int zl = zlib_level(level);
-        unsigned flevel = zl < 2 ? 0 : zl < 6 ? 1 : zl == 6 ? 2 : 3;
-        unsigned cmf = 0x78, flg = flevel << 6;
-        uint32_t adler = sg[0].adler;
-        flg += 31 - (cmf * 256 + flg) % 31;
-        for (int k = 1; k < nseg; k++)
-            adler = (uint32_t)adler32_combine(adler, sg[k].adler, (z_off_t)sg[k].raw);
+        /* zlib header: deflate, 32K window, FLEVEL 0 (the fastest), FCHECK */
+        const unsigned cmf = 0x78, flg = 31 - (cmf * 256) % 31;
+        const uint32_t adler = libdeflate_adler32(1, f, raw);
         for (int k = 0; k < nseg; k++) {
             unsigned char *d = p + 8;
             size_t n = 0;
@@ -520,5 +541,6 @@ int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *le
     for (int k = 0; k < nseg; k++)
         free(sg[k].z);
     free(sg);
+    free(f);
     return 0;
 }
