@@ -91,7 +91,7 @@ gpufilt_job() {
 	$py - "$w/t.json" "$n" "$g" "$glabel" <<'PY'
 import json, sys
 path, n, wall, label = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-files, steps, summary, backends = [], {}, None, {}
+files, steps, summary, backends, decoders = [], {}, None, {}, {}
 for line in open(path):
     if not line.startswith("{"):
         continue
@@ -104,6 +104,8 @@ for line in open(path):
         for s in d["steps"]:
             k = s["step"] + ("/" + s["variant"] if s.get("variant") else "")
             steps[k] = steps.get(k, 0) + s["ms"]
+            if s["step"] == "decode":
+                decoders[s.get("variant")] = decoders.get(s.get("variant"), 0) + 1
 files.sort()
 h = len(files) // 2
 steady = (len(files) - h) / ((files[-1] - files[h - 1]) / 1e3) if h and files[-1] > files[h - 1] else 0
@@ -113,6 +115,7 @@ print("  %-28s %7.1f images/s (%.2f s, %d done, %s), steady %.1f/s%s" %
        "" if rate else "; FAILED: %d of %d files not done" % (n - len(files), n)))
 print("    per file: " + ", ".join("%s %.2f" % (k, v / max(1, len(files)))
                                   for k, v in steps.items() if k != "total"))
+print("    decoded by: " + ", ".join("%s %d" % kv for kv in sorted(decoders.items())))
 open(path + ".rate", "w").write("%f" % rate)
 PY
 	mv "$w/t.json.rate" "$w/gpufilt_rate"

@@ -103,6 +103,23 @@ extern "C" int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
     return 0;
 }
 
+extern "C" int gf_gpu_count(int *n)
+{
+    cudaError_t e = cudaGetDeviceCount(n);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        *n = 0;
+    else if (e != cudaSuccess)
+        return gf_err(GF_ENOGPU, NULL, "no usable GPU: %s", cudaGetErrorString(e));
+    return 0;
+}
+
+extern "C" int gf_gpu_sync(gf_gpu *g)
+{
+    GF_CUDA_CHECK(cudaSetDevice(g->device));
+    GF_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    return 0;
+}
+
 extern "C" int gf_gpu_opened(void)
 {
     return __atomic_load_n(&opened, __ATOMIC_ACQUIRE);

@@ -61,8 +61,8 @@ static const cli_opt cli_opts[] = {
      "input paths, one a line ('-': stdin)"},
     {"null", '0', NULL, O_NULL, "Batches (several inputs, or --files-from)",
      "--files-from names end with NUL (find -print0)"},
-    {"shard", 0, "K/N", O_SHARD, "Batches (several inputs, or --files-from)",
-     "only the K-th of N slices of the list (1 <= K <= N)"},
+    {"shard", 0, "K/N|slurm", O_SHARD, "Batches (several inputs, or --files-from)",
+     "only the K-th of N slices of the list (1 <= K <= N); slurm: this Slurm array task's"},
     {"jobs", 0, "N", O_JOBS, "Batches (several inputs, or --files-from)",
      "CPU workers (default: one per core, 1.5 a core with a GPU); each holds one image, so "
      "at most N images are in memory"},
@@ -72,7 +72,8 @@ static const cli_opt cli_opts[] = {
      "list what would be read and written, and any collisions; write nothing"},
     {"backend", 0, "auto|cuda|cpu", O_BACKEND, "Backend and reports",
      "auto (default): the GPU when it is the faster way, else the CPU"},
-    {"device", 0, "N", O_DEVICE, "Backend and reports", "GPU number (default 0)"},
+    {"device", 0, "N[,M...]|all", O_DEVICE, "Backend and reports",
+     "GPUs to use (default: every GPU for a batch, GPU 0 for one file)"},
     {"compare", 0, NULL, O_COMPARE, "Backend and reports",
      "run and time every variant, check each against the CPU reference"},
     {"timings", 0, "text|json", O_TIMINGS, "Backend and reports",
@@ -278,16 +279,81 @@ static int stage_option(parse_state *ps, const stage_opt *so, const char *arg)
     return 0;
 }
 
+/* --shard slurm: this task's slice of a Slurm job array, from
+ * SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT (sbatch(1)): K is the task's
+ * place in the array, from 1, and N the array's size, so --array=0-3,
+ * 1-4 and 1-7:2 all give 1/4 .. 4/4. */
+static int slurm_shard(gf_plan *p)
+{
+    const char *names[4] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
+                            "SLURM_ARRAY_TASK_COUNT"};
+    int v[4] = {0, 0, 1, 0};
+
+    for (int i = 0; i < 4; i++) {
+        const char *s = getenv(names[i]);
+        if (!s && i == 2)
+            continue; /* older Slurm: no step, 1 */
+        if (!s)
+            return gf_err(GF_EUSAGE, NULL,
+                          "--shard slurm: %s is not set (run it as a task of a Slurm job array: "
+                          "sbatch --array)",
+                          names[i]);
+        if (gf_parse_int(names[i], s, 0, 100000000, &v[i]))
+            return GF_EUSAGE;
+    }
+    if (v[2] < 1 || v[0] < v[1] || (v[0] - v[1]) % v[2] || (v[0] - v[1]) / v[2] >= v[3] ||
+        v[3] > 1000000)
+        return gf_err(GF_EUSAGE, NULL,
+                      "--shard slurm: task %d is not in an array from %d by %d of %d tasks", v[0],
+                      v[1], v[2], v[3]);
+    p->shard_k = (v[0] - v[1]) / v[2] + 1;
+    p->shard_n = v[3];
+    return 0;
+}
+
 static int parse_shard(gf_plan *p, const char *arg)
 {
     int kn[2];
 
+    if (!strcmp(arg, "slurm"))
+        return slurm_shard(p);
     if (gf_parse_ints("--shard", "K/N", arg, '/', 2, 1, 1000000, kn) || kn[0] > kn[1])
         return gf_err(GF_EUSAGE, NULL, "--shard: '%s' is not K/N with 1 <= K <= N <= 1000000",
                       arg);
     p->shard_k = kn[0];
     p->shard_n = kn[1];
     return 0;
+}
+
+/* --device N[,M...] or all. */
+static int parse_devices(gf_plan *p, const char *arg)
+{
+    const char *s = arg;
+
+    p->ndevices = 0;
+    p->all_devices = !strcmp(arg, "all");
+    if (p->all_devices)
+        return 0;
+    for (;;) {
+        char num[16];
+        size_t n = strcspn(s, ",");
+        int d;
+        if (n == 0 || n >= sizeof num)
+            return gf_err(GF_EUSAGE, NULL, "--device: '%s' is not N[,M...] or all", arg);
+        memcpy(num, s, n);
+        num[n] = 0;
+        if (gf_parse_int("--device", num, 0, 1023, &d))
+            return GF_EUSAGE;
+        for (int i = 0; i < p->ndevices; i++)
+            if (p->devices[i] == d)
+                return gf_err(GF_EUSAGE, NULL, "--device: GPU %d is listed twice", d);
+        if (p->ndevices == GF_MAX_DEVICES)
+            return gf_err(GF_EUSAGE, NULL, "--device: at most %d GPUs", GF_MAX_DEVICES);
+        p->devices[p->ndevices++] = d;
+        if (!s[n])
+            return 0;
+        s += n + 1;
+    }
 }
 
 static int choose(const char *opt, const char *arg, const char *const *names, int *v)
@@ -335,7 +401,7 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
         if ((rc = choose("--backend", arg, backends, &v)) == 0)
             p->backend = (gf_backend)v;
         return rc;
-    case O_DEVICE: return gf_parse_int("--device", arg, 0, 1023, &p->device);
+    case O_DEVICE: return parse_devices(p, arg);
     case O_COMPARE: p->compare = 1; break;
     case O_TIMINGS:
         if ((rc = choose("--timings", arg, timings, &v)) == 0)

@@ -45,6 +45,13 @@ typedef struct gf_gpu gf_gpu;
  * Errors: GF_ENOGPU when no driver, no device or no such device. */
 int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n);
 
+/* The number of CUDA devices visible to this process into *n (0 without a
+ * driver). Errors: GF_ENOGPU when CUDA cannot start (the reason given). */
+int gf_gpu_count(int *n);
+
+/* Waits for g's stream. Errors: GF_EINTERNAL when its work failed. */
+int gf_gpu_sync(gf_gpu *g);
+
 /* The device's compute capability as major * 10 + minor (90 for an H100). */
 int gf_gpu_cc(gf_gpu *g);
 

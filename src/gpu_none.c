@@ -18,6 +18,8 @@ int gf_gpu_open(int device, gf_gpu **out, char *name, size_t n)
     return NO_GPU;
 }
 
+int gf_gpu_count(int *n) { *n = 0; return 0; }
+int gf_gpu_sync(gf_gpu *g) { (void)g; return NO_GPU; }
 int gf_gpu_cc(gf_gpu *g) { (void)g; return 0; }
 int gf_gpu_device(gf_gpu *g) { (void)g; return 0; }
 void gf_gpu_finish(gf_gpu *g) { (void)g; }

@@ -8,6 +8,7 @@
 #include "stage.h"
 
 #define GF_MAX_STAGES 64
+#define GF_MAX_DEVICES 16 /* GPUs one process uses */
 
 typedef enum gf_backend { GF_BACKEND_AUTO = 0, GF_BACKEND_CUDA, GF_BACKEND_CPU } gf_backend;
 typedef enum gf_timings { GF_TIMINGS_TEXT = 0, GF_TIMINGS_JSON } gf_timings;
@@ -37,7 +38,9 @@ typedef struct gf_plan {
     gf_backend backend;
     int gpu_forced;         /* --backend cuda, --compare, --shared, --no-shared, --variant:
                                the GPU is used (and waited for) whenever there is one */
-    int device;             /* GPU number */
+    int devices[GF_MAX_DEVICES]; /* --device N[,M...]: GPU numbers, distinct, in order */
+    int ndevices;           /* 0: the default, every GPU for a batch, GPU 0 otherwise */
+    int all_devices;        /* --device all */
     int jobs;               /* CPU workers; 0: one per core */
     int compare;            /* time and check every variant */
     gf_limits limits;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../gpujpeg.h"
 #include "../pipeline.h"
 #include "../report/files.h"
 #include "../stages/gray.h"
@@ -317,97 +318,120 @@ static int ask_gpu(gf_worker *w, gf_gpu **gpu)
     return rc;
 }
 
-/* Decodes the file and runs its stages, on the GPU when the worker has one
- * (a JPEG nvJPEG takes decoding straight into device memory), else on the
- * CPU; with use_gpu 0 on the CPU. The GPU is asked for once the header is
- * read, so a file that is not an image fails before any GPU start-up.
- * *gpu is the GPU used or NULL; *result is the image to encode (owned when
- * *owned), or *dev the device image the GPU's encoder reads. */
-static int run_file(gf_worker *w, const gf_item *it, const unsigned char *buf, size_t len,
-                    int use_gpu, gf_gpu **gpu, gf_pipeline *pl, gf_stage *stages, int *first,
-                    gf_result *all, gf_image *result, int *owned, gf_dimage *dev)
+/* --backend auto in a batch: a file decoded on the CPU keeps to the CPU
+ * when its stages cost less there, on the worker's threads, than its trip
+ * to the GPU and back: the upload through pinned staging ran at about 5
+ * GB/s a worker and the download at about 25 GB/s on the H100 machine
+ * (docs/benchmarks.md: an RGB photo's histogram, 1.4 ms on one core, against
+ * 2.5 ms of upload). */
+#define UPLOAD_GBPS 5.0
+#define DOWNLOAD_GBPS 25.0
+
+static int cheaper_on_cpu(const gf_plan *p, const gf_item *it, const gf_job *j,
+                          const gf_shape *in, const gf_shape *out)
+{
+    const double up = (double)in->width * in->height * GF_PIXEL_BYTES(in->channels, in->bits),
+                 down = it->out ? (double)out->width * out->height *
+                                      GF_PIXEL_BYTES(out->channels, out->bits)
+                                : 0;
+    return p->batch && p->backend == GF_BACKEND_AUTO && !p->gpu_forced &&
+           gf_stages_cpu_ms(j->stages, j->nstages, in, gf_cpu_threads()) <
+               up / (UPLOAD_GBPS * 1e6) + down / (DOWNLOAD_GBPS * 1e6);
+}
+
+/* Decodes job j's file on the CPU and runs its stages, on the GPU when the
+ * worker has one (with use_gpu 0 on the CPU). The GPU is asked for once the
+ * file is decoded, so a file that is not an image fails before any GPU
+ * start-up. *gpu is the GPU used or NULL; *result is the image to encode
+ * (owned when *owned), or *dev the device image the GPU's encoder reads. */
+static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_result *all,
+                    gf_image *result, int *owned, gf_dimage *dev)
 {
     const gf_plan *p = w->plan;
-    gf_report *rep = &w->rep;
+    const gf_item *it = j->it;
+    gf_pipeline pl = {j->stages, 0, p->compare};
     gf_image img = {0};
     gf_load_info info;
-    gf_dimage in;
     gf_shape sh;
-    int subsamp, rc;
+    double t = gf_now_ms();
+    int rc;
 
     *gpu = NULL;
     memset(dev, 0, sizeof *dev);
-    /* a JPEG for the hardware decoder, written into the pipeline's input */
-    if (use_gpu && gf_job_gpu_jpeg(p) &&
-        gf_jpeg_gpu_candidate(buf, len, &p->limits, gf_job_decode_flags(p), &sh.width,
-                              &sh.height, &subsamp, &info)) {
-        sh.channels = info.channels;
-        sh.bits = 8;
-        pl->nstages = file_stages(p, &info, stages, first);
-        if ((rc = check_layouts(p, it, stages, pl->nstages, &sh, rep)) || (rc = ask_gpu(w, gpu)))
-            return rc;
-        if (*gpu && gf_pipeline_input(pl, *gpu, &sh, &in) == 0 &&
-            w->gpu_decode(w, buf, len, &in)) {
-            lap(w, "decode", "jpeg-gpu", 0);
-            return gf_pipeline_run_device(pl, *gpu, &in,
-                                          it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL,
-                                          dev, rep, all);
-        }
-    }
-    if ((rc = decode_cpu(w, it, buf, len, &img, &info)))
+    if ((rc = decode_cpu(w, it, j->buf, j->len, &img, &info)))
         return rc;
     sh = gf_image_shape(&img);
-    pl->nstages = file_stages(p, &info, stages, first);
-    if ((rc = check_layouts(p, it, stages, pl->nstages, &sh, rep)) ||
-        (use_gpu && !*gpu && (rc = ask_gpu(w, gpu)))) {
+    if (info.format && !strcmp(info.format, "jpeg") && w->note_cpu_jpeg)
+        w->note_cpu_jpeg(w, gf_now_ms() - t, (double)sh.width * sh.height / 1e6);
+    pl.nstages = j->nstages = file_stages(p, &info, j->stages, &j->first);
+    if ((rc = check_layouts(p, it, j->stages, pl.nstages, &sh, &w->rep)) == 0 && use_gpu &&
+        cheaper_on_cpu(p, it, j, &sh, &w->rep.out)) {
+        use_gpu = 0;
+        snprintf(w->rep.why, sizeof w->rep.why,
+                 "auto: decoded on the CPU, whose stages cost less than the GPU's transfers");
+    }
+    if (rc || (use_gpu && (rc = ask_gpu(w, gpu)))) {
         gf_image_free(&img);
         return rc;
     }
     if (*gpu || !w->cpu_alone)
-        return gf_pipeline_run(pl, *gpu, &img,
+        return gf_pipeline_run(&pl, *gpu, &img,
                                it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
-                               *gpu ? dev : NULL, rep, all);
-    return run_alone(w, it, pl, &img, result, owned, all);
+                               *gpu ? dev : NULL, &w->rep, all);
+    return run_alone(w, it, &pl, &img, result, owned, all);
 }
 
-int gf_job_run(gf_worker *w, gf_item *it)
+/* The stages of job j on gpu from the hardware decoder's output. */
+static int run_decoded(gf_worker *w, gf_job *j, gf_gpu *gpu, gf_result *all, gf_image *result,
+                       gf_dimage *dev)
 {
     const gf_plan *p = w->plan;
+    gf_pipeline pl = {j->stages, j->nstages, 0};
+    gf_dimage in;
+    int rc;
+
+    memset(dev, 0, sizeof *dev);
+    if ((rc = gf_pipeline_input(&pl, gpu, &j->shape, &in)) || (rc = w->take(w, gpu, j, &in)))
+        return rc;
+    return gf_pipeline_run_device(&pl, gpu, &in,
+                                  j->it->out && !encodes_on_gpu(p, j->it, gpu) ? result : NULL,
+                                  dev, &w->rep, all);
+}
+
+/* Job j's decode and stages (from the hardware decoder's output when it has
+ * one, else decoding on the CPU), with a GPU that fails retried on the CPU,
+ * then its reports, output, statistics and timing report; frees j and
+ * returns its exit status. rc: an error already met. */
+static int finish(gf_worker *w, gf_job *j, int rc)
+{
+    const gf_plan *p = w->plan;
+    gf_item *it = j->it;
     gf_report *rep = &w->rep;
-    gf_result all[GF_MAX_STAGES + 1], *results = all;
-    gf_stage stages[GF_MAX_STAGES + 1];
-    gf_pipeline pl = {stages, 0, p->compare};
+    gf_result all[GF_MAX_STAGES + 1], *results;
     gf_image result = {0};
-    gf_dimage dev;
+    gf_dimage dev = {0};
     gf_gpu *gpu = NULL;
     json_t *json = NULL;
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    double t_start = gf_now_ms();
-    int rc, owned = 0, first = 0;
     const char *name = display_name(it->path);
+    int owned = 0;
 
-    if (p->skip_existing && all_exist(p, it))
-        return -1;
-    memset(rep, 0, sizeof *rep);
     memset(all, 0, sizeof all);
-    rep->input = name;
-    rep->backend = "cpu";
-    w->t_lap = t_start;
-    if (w->t_process > 0)
-        gf_report_step(rep, "start-up", NULL, w->t_process, 0);
-    if ((rc = check_output(p, it->path, it->out)))
-        goto out;
-    for (int s = 0; rc == 0 && s < p->nstages; s++)
-        rc = check_output(p, it->path, it->reports[s]);
-    if (rc || (rc = read_input(w, it, &buf, &len)))
-        goto out;
     for (int s = 0; s < GF_MAX_STAGES + 1; s++)
         all[s].input = name;
-    rc = run_file(w, it, buf, len, 1, &gpu, &pl, stages, &first, all, &result, &owned, &dev);
+    if (rc == 0 && j->status == GF_JPEG_GPU_DONE && j->hw.data) {
+        /* on the GPU that decoded it; a worker of another decodes it again */
+        if ((rc = ask_gpu(w, &gpu)) == 0 && gpu && w->slot == j->slot)
+            rc = run_decoded(w, j, gpu, all, &result, &dev);
+        else if (rc == 0)
+            rc = run_file(w, j, 1, &gpu, all, &result, &owned, &dev);
+    } else if (rc == 0) {
+        rc = run_file(w, j, 1, &gpu, all, &result, &owned, &dev);
+    }
+    if (j->hw.data) /* not taken: back to the pool */
+        w->take(w, gpu, j, NULL);
     if (rc == GF_EINTERNAL && gpu && !p->compare && p->backend != GF_BACKEND_CUDA) {
-        /* a GPU that failed (a CUDA error, device memory): no more GPU for
-         * this run, and this file again on the CPU */
+        /* a GPU that failed (a CUDA error, device memory): no more of this
+         * GPU for this run, and this file again on the CPU */
         char msg[GF_ERRMSG_MAX];
         snprintf(msg, sizeof msg, "%s", gf_errmsg());
         w->gpu_lost(w, msg);
@@ -422,18 +446,18 @@ int gf_job_run(gf_worker *w, gf_item *it)
             all[s].vals = NULL;
         }
         w->t_lap = gf_now_ms();
-        rc = run_file(w, it, buf, len, 0, &gpu, &pl, stages, &first, all, &result, &owned, &dev);
+        rc = run_file(w, j, 0, &gpu, all, &result, &owned, &dev);
     }
-    free(buf);
-    buf = NULL;
+    free(j->buf);
+    j->buf = NULL;
     w->t_lap = gf_now_ms();
-    results = all + first; /* the plan's stages' results */
+    results = all + j->first; /* the plan's stages' results */
     if (rc == 0)
         rc = write_reports(w, it, results);
     if (rc == 0 && it->out)
         rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
     if (rc == 0 || (p->compare && rep->compare.n)) {
-        gf_report_step(rep, "total", NULL, gf_now_ms() - t_start + w->t_process, 0);
+        gf_report_step(rep, "total", NULL, gf_now_ms() - j->t_start + w->t_process, 0);
         rep->done_ms = gf_now_ms() - gf_process_t0;
         if (p->timings == GF_TIMINGS_JSON)
             json = gf_report_json(rep);
@@ -443,7 +467,6 @@ int gf_job_run(gf_worker *w, gf_item *it)
         json_decref(json);
         json = NULL;
     }
-out:
     if (rc) {
         char msg[GF_ERRMSG_MAX];
         snprintf(msg, sizeof msg, "%s", gf_errmsg());
@@ -454,10 +477,72 @@ out:
         }
         fprintf(stderr, "gpufilt: %s\n", msg);
     }
-    free(buf);
     for (int s = 0; s < GF_MAX_STAGES + 1; s++)
         free(all[s].vals);
     if (owned)
         gf_image_free(&result);
+    free(j);
     return -rc;
+}
+
+/* Hands job j to the pool's hardware decoder when its file is a JPEG that
+ * decoder takes and the worker has a GPU: 1 when the pool took it. An error
+ * in its layouts or the GPU's start-up is returned in *rc. */
+static int offload(gf_worker *w, gf_job *j, int *rc)
+{
+    const gf_plan *p = w->plan;
+    gf_load_info info;
+    gf_gpu *gpu = NULL;
+    int subsamp;
+
+    if (!w->offload || !gf_job_gpu_jpeg(p) ||
+        !gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
+                               &j->shape.width, &j->shape.height, &subsamp, &info))
+        return 0;
+    j->shape.channels = info.channels;
+    j->shape.bits = 8;
+    j->nstages = file_stages(p, &info, j->stages, &j->first);
+    if ((*rc = check_layouts(p, j->it, j->stages, j->nstages, &j->shape, &w->rep)) ||
+        (*rc = ask_gpu(w, &gpu)) || !gpu)
+        return 0;
+    j->rep = w->rep; /* before another worker may resume it */
+    j->t_queued = gf_now_ms();
+    return w->offload(w, gpu, j);
+}
+
+int gf_job_run(gf_worker *w, gf_item *it)
+{
+    const gf_plan *p = w->plan;
+    gf_report *rep = &w->rep;
+    gf_job *j;
+    int rc;
+
+    if (p->skip_existing && all_exist(p, it))
+        return -1;
+    memset(rep, 0, sizeof *rep);
+    rep->input = display_name(it->path);
+    rep->backend = "cpu";
+    if (!(j = calloc(1, sizeof *j))) {
+        fprintf(stderr, "gpufilt: %s: out of memory\n", rep->input);
+        return GF_EINTERNAL;
+    }
+    j->it = it;
+    j->t_start = w->t_lap = gf_now_ms();
+    if (w->t_process > 0)
+        gf_report_step(rep, "start-up", NULL, w->t_process, 0);
+    rc = check_output(p, it->path, it->out);
+    for (int s = 0; rc == 0 && s < p->nstages; s++)
+        rc = check_output(p, it->path, it->reports[s]);
+    if (rc == 0 && (rc = read_input(w, it, &j->buf, &j->len)) == 0 && offload(w, j, &rc))
+        return GF_JOB_PENDING;
+    return finish(w, j, rc);
+}
+
+int gf_job_resume(gf_worker *w, gf_job *j)
+{
+    w->rep = j->rep;
+    w->t_lap = j->t_queued;
+    if (j->status == GF_JPEG_GPU_DONE)
+        lap(w, "decode", "jpeg-gpu", 0); /* its wait in the queue, and the batch */
+    return finish(w, j, 0);
 }

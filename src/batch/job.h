@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../gpu.h"
 #include "../plan.h"
 #include "../report/timing.h"
 
@@ -30,12 +31,43 @@ typedef int (*gf_gpu_fn)(gf_worker *w, gf_gpu **gpu, gf_report *rep);
  * its header gives, and start CUDA only if it wants the GPU. */
 typedef void (*gf_choose_fn)(gf_worker *w, const unsigned char *buf, size_t len, gf_report *rep);
 
-/* Decodes a JPEG (buf, len) on the GPU into *out (the pipeline's input,
- * shaped to its size and layout: one channel for its Y, three for RGB): 1
- * when done, 0 when the CPU must decode it (nvJPEG unavailable or busy, or
- * the file refused). */
-typedef int (*gf_gpu_decode_fn)(gf_worker *w, const unsigned char *buf, size_t len,
-                                gf_dimage *out);
+/* gf_job_run's return for a file the pool's hardware decoder took: it
+ * comes back through gf_job_resume. */
+#define GF_JOB_PENDING (-2)
+
+/* One file between its read and its end: what gf_job_run keeps while the
+ * file waits for a JPEG hardware decoder. */
+typedef struct gf_job {
+    gf_item *it;
+    unsigned char *buf;   /* the file's bytes (host memory), len of them */
+    size_t len;
+    double t_start;       /* when its run began (gf_now_ms) */
+    double t_queued;      /* when it was handed to the hardware decoder */
+    gf_report rep;        /* its report so far */
+    gf_stage stages[GF_MAX_STAGES + 1]; /* an --auto-orient turn, then the plan's */
+    int nstages, first;   /* the stages' count; the plan's first's index */
+    gf_shape shape;       /* what the JPEG decodes to: width x height, 1 or 3 channels, 8 bits */
+    gf_dimage hw;         /* the hardware decoder's output, in device memory of the GPU the
+                             pool queued it on; zeroed once taken */
+    int status;           /* GF_JPEG_GPU_DONE, _REFUSED or _FAILED (then the CPU decodes) */
+    int slot;             /* the pool's GPU it was queued on */
+    struct gf_job *next;
+} gf_job;
+
+/* Offers job j (read; a JPEG the hardware decoder can take, of j->shape;
+ * gpu the worker's) to the pool's hardware decoder: 1 when the pool took it
+ * (it comes back to a worker of the same GPU through gf_job_resume), 0 when
+ * the worker decodes it itself. */
+typedef int (*gf_offload_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j);
+
+/* Copies j->hw into the pipeline's input `in` (device, on gpu's stream, the
+ * GPU j->hw is on) and gives j->hw back to the pool; with in NULL, only
+ * gives it back. Errors: GF_EINTERNAL. */
+typedef int (*gf_take_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in);
+
+/* The CPU decoded a JPEG of mpix megapixels in ms: the pool's measure of
+ * the CPU decoders' rate. */
+typedef void (*gf_note_fn)(gf_worker *w, double ms, double mpix);
 
 /* Encodes device image in as a JPEG on gpu (nvJPEG). Errors as gf_encode. */
 typedef int (*gf_gpu_encode_fn)(gf_worker *w, gf_gpu *gpu, const gf_dimage *in, int quality,
@@ -48,11 +80,14 @@ struct gf_worker {
     const gf_plan *plan;
     gf_gpu_fn get_gpu;
     gf_choose_fn choose;
-    gf_gpu_decode_fn gpu_decode;
+    gf_offload_fn offload; /* NULL: no hardware decoder (single files, --compare) */
+    gf_take_fn take;
+    gf_note_fn note_cpu_jpeg;
     gf_gpu_encode_fn gpu_encode;
     gf_gpu_lost_fn gpu_lost;
     void *pool;          /* the pool's own state, for get_gpu */
     gf_gpu *gpu;         /* this worker's context, once it has one */
+    int slot;            /* the pool's index of gpu's GPU */
     int id;
     gf_report rep;
     double t_process;    /* ms since the process started, at the first step (single runs) */
@@ -69,9 +104,14 @@ int gf_job_gpu_jpeg(const gf_plan *p);
 int gf_job_decode_flags(const gf_plan *p);
 
 /* Processes it with w and returns its exit status: 0, a GF_E* code's value,
- * or -1 when skipped (--skip-existing). Prints "gpufilt: FILE: reason" on
- * failure (a JSON line with --timings json), the timing report, the
- * statistics. */
+ * -1 when skipped (--skip-existing), or GF_JOB_PENDING when w->offload took
+ * it. Prints "gpufilt: FILE: reason" on failure (a JSON line with
+ * --timings json), the timing report, the statistics. */
 int gf_job_run(gf_worker *w, gf_item *it);
+
+/* Finishes job j, which w->offload took and the hardware decoder is done
+ * with (or refused), on w (whose GPU is the one j was queued on); frees j.
+ * Returns j->it's exit status as gf_job_run. */
+int gf_job_resume(gf_worker *w, gf_job *j);
 
 #endif

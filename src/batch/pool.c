@@ -24,22 +24,55 @@
  * loading, 240-300 ms (docs/benchmarks.md). --backend auto runs a single
  * file on the CPU when its stages should take less than this there. */
 #define GPU_START_MS 250.0
-/* nvJPEG batches: at most this many files a batch; a worker decodes on the
- * CPU instead when half the workers already wait for the GPU. */
-#define JPEG_BATCH_MAX 64
-#define JPEG_WAIT_MS 1.0 /* a batch waits this long for more files to join it */
+/* The hardware JPEG decoders. Each GPU's decoder thread takes every file
+ * queued for it, up to HW_BATCH_MAX, as soon as its last batch is done. A
+ * worker with a JPEG the hardware takes queues it on the GPU whose queue
+ * would drain first, unless the hardware is ahead of the CPU: a full batch
+ * waits there already and this file would wait longer than the worker
+ * takes to decode it itself. So each decoder always has its next batch
+ * ready, the CPU decodes the rest, and at the end of the list files go
+ * where they are done first; the split follows the rates measured during
+ * the run, from these first guesses (an H100's decoder, one core of its
+ * host; docs/benchmarks.md). */
+#define HW_BATCH_MAX 64
+#define HW_QUEUE_MAX 256        /* files queued on one GPU: bounds their host memory */
+#define HW_MS_PER_MPIX 0.15     /* ms a megapixel, the hardware decoder in batches */
+#define CPU_MS_PER_MPIX 3.0     /* ms a megapixel, libjpeg-turbo on one core */
+#define RATE_WEIGHT 0.1         /* of a new measure in the running rates */
 /* Why a batch file ran on the CPU under --backend auto before the GPU's
  * start-up was over (or found no GPU). */
 #define STARTING "auto: the CPU, before CUDA was ready"
 
-/* A JPEG handed to the nvJPEG thread. */
-typedef struct jpeg_req {
-    const unsigned char *data;
-    size_t len;
-    gf_dimage *out;
-    int status, done;
-    struct jpeg_req *next;
-} jpeg_req;
+struct pool;
+
+/* One GPU of the run: its workers' streams, its hardware JPEG decoder and
+ * the files queued for it. */
+typedef struct slot {
+    struct pool *P;
+    int device;
+    int state;          /* 0 starting, 1 usable, -1 not (failed to start, or lost) */
+    char name[128], msg[512];
+    /* the streams its start-up opened, one a worker of its own, handed out
+     * as workers first ask: a worker never calls into the driver while CUDA
+     * and nvJPEG start */
+    gf_gpu **ready;
+    int nready, nworkers;
+    pthread_t start_thread;
+    int start_on;
+    /* the hardware decoder: jstate 0 not started, 1 opening, 2 ready, -1 not */
+    int jstate, jthread_on;
+    pthread_t jthread;
+    pthread_cond_t jwork;
+    gf_jpeg_gpu *jpeg;
+    gf_gpu *jgpu;       /* the decoder thread's context: its output buffers */
+    gf_job *qhead, *qtail; /* queued for the decoder */
+    int nqueued;
+    double queued_mpix, busy_mpix; /* queued; in the batch being decoded */
+    double hw_ms_mpix;  /* measured rate */
+    gf_job *dhead, *dtail; /* decoded: for a worker of this GPU */
+    gf_dimage *spare;   /* output buffers given back, for reuse */
+    int nspare, spare_cap;
+} slot;
 
 typedef struct pool {
     const gf_plan *plan;
@@ -52,43 +85,37 @@ typedef struct pool {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int next, done, failed, skipped, running;
-    /* GPU start-up: 0 pending, 1 usable, -1 not */
+    int inflight;       /* files the hardware decoders hold, not yet resumed */
+    gf_job *rhead, *rtail; /* refused or failed by a hardware decoder: any worker, the CPU */
+    double cpu_ms_mpix; /* the CPU's JPEG decode rate, measured */
+    /* GPU start-up: 0 pending, 1 some GPU usable, -1 none */
     int gpu_state;
     int probing;        /* the start-up thread was started */
     int cpu_chosen;     /* --backend auto chose the CPU for the single file */
     pthread_t probe_thread;
-    /* the streams the start-up thread opened, one a worker, handed out as
-     * workers first ask: a worker never calls into the driver while CUDA
-     * and nvJPEG start */
-    gf_gpu **ready;
-    int nready;
-    char gpu_msg[1024], gpu_name[128];
+    slot slots[GF_MAX_DEVICES];
+    int nslots;         /* known once gpu_state leaves 0, or slots_known */
+    int slots_known;
+    char gpu_msg[1024];
     int notice_done;
     int early;          /* files that ran on the CPU before the start-up was over */
-    int gpu_dead;       /* the GPU failed mid-run: the rest on the CPU */
     double t_start;
     int njobs;
     int worker_threads; /* OpenMP threads a worker's CPU paths use */
-    /* nvJPEG: state 0 not started, 1 opening, 2 ready, -1 unavailable */
-    pthread_mutex_t jlock;
-    pthread_cond_t jwork, jdone;
-    int jstate, jstop, jpending, jthread_on;
-    pthread_t jthread;
-    gf_jpeg_gpu *jpeg;
-    jpeg_req *jhead, *jtail;
+    int jstop;          /* the decoder threads end */
 } pool;
 
 static void *jpeg_main(void *arg);
 
-/* Starts the nvJPEG thread once; jlock held. */
-static void start_jpeg(pool *P)
+/* Starts s's hardware decoder thread once; lock held. */
+static void start_jpeg(slot *s)
 {
-    if (P->jstate != 0)
+    if (s->jstate != 0)
         return;
-    P->jstate = 1;
-    P->jthread_on = pthread_create(&P->jthread, NULL, jpeg_main, P) == 0;
-    if (!P->jthread_on)
-        P->jstate = -1;
+    s->jstate = 1;
+    s->jthread_on = pthread_create(&s->jthread, NULL, jpeg_main, s) == 0;
+    if (!s->jthread_on)
+        s->jstate = -1;
 }
 
 /* The auto backend's one-line notice that the CPU runs, once; lock held. */
@@ -99,24 +126,25 @@ static void notice(pool *P)
     P->notice_done = 1;
 }
 
-static void *gpu_start_main(void *arg)
+/* Opens GPU s: its context, warmed, and its workers' streams; then says so. */
+static void *slot_start(void *arg)
 {
-    pool *P = arg;
+    slot *s = arg;
+    pool *P = s->P;
     const gf_plan *p = P->plan;
     gf_pipeline pl = {p->stages, p->nstages, 0};
     gf_gpu *g = NULL;
-    char name[128] = "";
     int rc, n = 0;
 
     /* a batch that starts with a .jpg name starts nvJPEG beside the context
      * (otherwise the first JPEG a worker finds starts it) */
     if (p->batch && P->n > 0 && gf_job_gpu_jpeg(p) &&
         gf_format_from_name(P->items[0].path) == GF_FMT_JPEG) {
-        pthread_mutex_lock(&P->jlock);
-        start_jpeg(P);
-        pthread_mutex_unlock(&P->jlock);
+        pthread_mutex_lock(&P->lock);
+        start_jpeg(s);
+        pthread_mutex_unlock(&P->lock);
     }
-    rc = gf_gpu_open(p->device, &g, name, sizeof name);
+    rc = gf_gpu_open(s->device, &g, s->name, sizeof s->name);
     /* the layouts of most inputs: photos (RGB) and scans (gray) */
     if (rc == 0 && ((rc = gf_pipeline_warm(&pl, g, &(gf_shape){0, 0, 3, 8})) ||
                     (rc = gf_pipeline_warm(&pl, g, &(gf_shape){0, 0, 1, 8})))) {
@@ -124,17 +152,83 @@ static void *gpu_start_main(void *arg)
         g = NULL;
     }
     if (rc == 0) {
-        P->ready[n++] = g;
+        s->ready[n++] = g;
         /* the other workers' streams; one that fails is opened by its worker */
-        while (n < P->njobs && gf_gpu_open(p->device, &P->ready[n], NULL, 0) == 0)
+        while (n < s->nworkers && gf_gpu_open(s->device, &s->ready[n], NULL, 0) == 0)
             n++;
     }
     pthread_mutex_lock(&P->lock);
     if (rc)
+        snprintf(s->msg, sizeof s->msg, "%s", gf_errmsg());
+    s->nready = n;
+    s->state = rc ? -1 : 1;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+    return NULL;
+}
+
+/* The start-up: which GPUs (--device, or every one for a batch), then each
+ * opened in a thread of its own. */
+static void *gpu_start_main(void *arg)
+{
+    pool *P = arg;
+    const gf_plan *p = P->plan;
+    int devices[GF_MAX_DEVICES], n = 0, count = 0, rc = 0, usable = 0;
+
+    if (p->ndevices) {
+        memcpy(devices, p->devices, (size_t)p->ndevices * sizeof *devices);
+        n = p->ndevices;
+    } else if (p->all_devices || p->batch) {
+        if ((rc = gf_gpu_count(&count)) == 0 && count == 0)
+            rc = gf_err(GF_ENOGPU, NULL, "no usable GPU: no CUDA device found");
+        for (n = 0; rc == 0 && n < count && n < GF_MAX_DEVICES; n++)
+            devices[n] = n;
+    } else {
+        devices[n++] = 0;
+    }
+    if (n > P->njobs) /* every GPU needs a worker */
+        n = P->njobs;
+    pthread_mutex_lock(&P->lock);
+    if (rc)
         snprintf(P->gpu_msg, sizeof P->gpu_msg, "%s", gf_errmsg());
-    snprintf(P->gpu_name, sizeof P->gpu_name, "%s", name);
-    P->nready = n;
-    P->gpu_state = rc ? -1 : 1;
+    for (int k = 0; k < n; k++) {
+        slot *s = &P->slots[k];
+        s->device = devices[k];
+        s->nworkers = P->njobs / n + (k < P->njobs % n);
+        s->ready = calloc((size_t)s->nworkers, sizeof *s->ready);
+        if (!s->ready) {
+            s->state = -1;
+            snprintf(s->msg, sizeof s->msg, "out of memory");
+        }
+    }
+    P->nslots = rc ? 0 : n;
+    P->slots_known = 1;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+    for (int k = 1; k < P->nslots; k++)
+        if (P->slots[k].state == 0)
+            P->slots[k].start_on =
+                pthread_create(&P->slots[k].start_thread, NULL, slot_start, &P->slots[k]) == 0;
+    if (P->nslots && P->slots[0].state == 0)
+        slot_start(&P->slots[0]);
+    for (int k = 1; k < P->nslots; k++)
+        if (P->slots[k].start_on)
+            pthread_join(P->slots[k].start_thread, NULL);
+        else if (P->slots[k].state == 0)
+            slot_start(&P->slots[k]);
+    pthread_mutex_lock(&P->lock);
+    for (int k = 0; k < P->nslots; k++) {
+        slot *s = &P->slots[k];
+        if (s->state > 0) {
+            usable++;
+        } else if (P->nslots > 1 && !p->quiet) {
+            fprintf(stderr, "gpufilt: GPU %d: %s; its files go to the other GPUs\n", s->device,
+                    s->msg);
+        }
+        if (!P->gpu_msg[0] && s->state < 0)
+            snprintf(P->gpu_msg, sizeof P->gpu_msg, "%s", s->msg);
+    }
+    P->gpu_state = usable ? 1 : -1;
     pthread_cond_broadcast(&P->cond);
     pthread_mutex_unlock(&P->lock);
     return NULL;
@@ -144,14 +238,8 @@ static void *gpu_start_main(void *arg)
  * made. */
 static void start_gpu(pool *P)
 {
-    if (P->probing || P->ready)
+    if (P->probing || P->slots_known)
         return;
-    P->ready = calloc((size_t)P->njobs, sizeof *P->ready);
-    if (!P->ready) {
-        snprintf(P->gpu_msg, sizeof P->gpu_msg, "out of memory");
-        P->gpu_state = -1;
-        return;
-    }
     P->probing = pthread_create(&P->probe_thread, NULL, gpu_start_main, P) == 0;
     if (!P->probing)
         gpu_start_main(P);
@@ -190,6 +278,27 @@ static void choose_backend(gf_worker *w, const unsigned char *buf, size_t len, g
     start_gpu(P);
 }
 
+/* A GPU for worker w, lock held: its own share's (worker id modulo the
+ * GPUs) while that one is usable, else the next usable one; -1 for none
+ * (or, with wait 0, none started yet). Waits for that GPU's start-up when
+ * wait. */
+static int pick_slot(pool *P, gf_worker *w, int wait, int *waited)
+{
+    for (;;) {
+        int pending = 0;
+        for (int i = 0; i < P->nslots; i++) {
+            slot *s = &P->slots[(w->id + i) % P->nslots];
+            if (s->state > 0)
+                return (int)(s - P->slots);
+            pending |= s->state == 0;
+        }
+        if (!wait || (!pending && P->slots_known))
+            return -1;
+        *waited = 1;
+        pthread_cond_wait(&P->cond, &P->lock);
+    }
+}
+
 /* The worker's GPU, once start-up is over: NULL for the CPU backend. In a
  * batch under --backend auto a worker does not wait for the start-up: until
  * it is over, its files run on the CPU (every path gives the same bytes).
@@ -199,175 +308,383 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
     pool *P = w->pool;
     const gf_plan *p = P->plan;
     double t0 = gf_now_ms();
-    int rc = 0, waited = 0; /* 1: for the start-up thread, 2: for a context */
+    int rc = 0, waited = 0; /* 1: for the start-up, 2: for a context */
+    slot *s = NULL;
 
     *out = NULL;
-    if (p->backend == GF_BACKEND_CPU || P->gpu_dead)
+    if (p->backend == GF_BACKEND_CPU || P->cpu_chosen)
         return 0;
-    if (!w->gpu) {
-        if (P->cpu_chosen)
-            return 0;
+    pthread_mutex_lock(&P->lock);
+    if (w->gpu && P->slots[w->slot].state > 0) {
+        s = &P->slots[w->slot];
+    } else {
         const int no_wait = p->batch && p->backend == GF_BACKEND_AUTO && !p->gpu_forced;
-        pthread_mutex_lock(&P->lock);
-        if (P->gpu_state == 0 && no_wait) {
+        int k;
+        w->gpu = NULL; /* its GPU was lost: another one, or the CPU */
+        if (!P->slots_known || (P->gpu_state == 0 && no_wait)) {
+            if (no_wait) {
+                P->early++;
+                pthread_mutex_unlock(&P->lock);
+                snprintf(rep->why, sizeof rep->why, "%s", STARTING);
+                return 0;
+            }
+            while (!P->slots_known) {
+                waited = 1;
+                pthread_cond_wait(&P->cond, &P->lock);
+            }
+        }
+        k = pick_slot(P, w, !no_wait || P->gpu_state != 0, &waited);
+        if (k < 0 && P->gpu_state == 0) { /* auto: none started yet */
             P->early++;
             pthread_mutex_unlock(&P->lock);
             snprintf(rep->why, sizeof rep->why, "%s", STARTING);
             return 0;
         }
-        while (P->gpu_state == 0) {
-            waited = 1;
-            pthread_cond_wait(&P->cond, &P->lock);
-        }
-        if (P->gpu_state < 0) {
+        if (k < 0) {
             if (p->backend == GF_BACKEND_CUDA)
-                rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)", P->gpu_msg);
-            else
+                rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)",
+                            P->gpu_msg[0] ? P->gpu_msg : "no usable GPU");
+            else if (P->gpu_state < 0)
                 notice(P);
-        } else if (P->nready > 0) {
-            w->gpu = P->ready[--P->nready];
+        } else {
+            s = &P->slots[k];
+            w->slot = k;
+            if (s->nready > 0)
+                w->gpu = s->ready[--s->nready];
         }
         pthread_mutex_unlock(&P->lock);
-        if (rc == 0 && P->gpu_state > 0 && !w->gpu) {
+        if (s && !w->gpu) {
             waited = 2; /* a stream of its own */
-            rc = gf_gpu_open(p->device, &w->gpu, NULL, 0);
+            if (gf_gpu_open(s->device, &w->gpu, NULL, 0))
+                s = NULL; /* this file on the CPU; the next asks again */
         }
+        pthread_mutex_lock(&P->lock);
     }
-    if (rc == 0 && !w->gpu && P->gpu_state < 0 && !rep->why[0])
+    pthread_mutex_unlock(&P->lock);
+    if (rc == 0 && !s && !rep->why[0] && P->gpu_state < 0)
         snprintf(rep->why, sizeof rep->why, "no usable GPU");
-    if (rc == 0 && w->gpu) {
+    if (rc == 0 && s && w->gpu) {
         rep->backend = "cuda";
         if (!strcmp(rep->why, STARTING)) /* started after all: it runs the stages */
             rep->why[0] = 0;
-        snprintf(rep->device, sizeof rep->device, "%s", P->gpu_name);
+        snprintf(rep->device, sizeof rep->device, "%s", s->name);
         if (waited)
             gf_report_step(rep, "gpu start", waited == 2 ? "context" : "wait", gf_now_ms() - t0, 0);
+        *out = w->gpu;
     }
-    *out = w->gpu;
     return rc;
 }
 
-/* The nvJPEG thread: opens the hardware decoder, then decodes the JPEGs
- * workers queue, a batch at a time. */
+/* Appends j to a queue (head, tail); lock held. */
+static void push(gf_job **head, gf_job **tail, gf_job *j)
+{
+    j->next = NULL;
+    if (*tail)
+        (*tail)->next = j;
+    else
+        *head = j;
+    *tail = j;
+}
+
+static gf_job *pop(gf_job **head, gf_job **tail)
+{
+    gf_job *j = *head;
+    if (j && !(*head = j->next))
+        *tail = NULL;
+    return j;
+}
+
+static double mpix(const gf_shape *sh)
+{
+    return (double)sh->width * sh->height / 1e6;
+}
+
+/* Keeps buffer d of GPU s for the next batch; lock held. */
+static void give_back(slot *s, gf_dimage *d)
+{
+    if (!d->data)
+        return;
+    if (s->nspare == s->spare_cap) {
+        int cap = s->spare_cap ? 2 * s->spare_cap : 16;
+        gf_dimage *m = realloc(s->spare, (size_t)cap * sizeof *m);
+        if (!m) {
+            gf_dimage_free(d);
+            return;
+        }
+        s->spare = m;
+        s->spare_cap = cap;
+    }
+    s->spare[s->nspare++] = *d;
+    memset(d, 0, sizeof *d);
+}
+
+/* Job j, decoded (status DONE) for the workers of its GPU, or not for
+ * any worker to decode on the CPU; lock held. */
+static void decoded(pool *P, slot *s, gf_job *j)
+{
+    if (j->status == GF_JPEG_GPU_DONE && s->state > 0) {
+        push(&s->dhead, &s->dtail, j);
+    } else {
+        if (j->status == GF_JPEG_GPU_DONE)
+            j->status = GF_JPEG_GPU_FAILED;
+        give_back(s, &j->hw);
+        push(&P->rhead, &P->rtail, j);
+    }
+}
+
+/* The output buffers of a batch of n jobs, reused where one is large
+ * enough, shaped; 0, or an error (device memory). */
+static int batch_buffers(slot *s, gf_job **jobs, int n)
+{
+    pool *P = s->P;
+    int rc = 0, fresh = 0;
+
+    for (int k = 0; k < n && rc == 0; k++) {
+        const size_t need = gf_dimage_bytes(&jobs[k]->shape);
+        pthread_mutex_lock(&P->lock);
+        for (int i = 0; i < s->nspare; i++)
+            if (s->spare[i].capacity >= need) {
+                jobs[k]->hw = s->spare[i];
+                s->spare[i] = s->spare[--s->nspare];
+                break;
+            }
+        pthread_mutex_unlock(&P->lock);
+        if (!jobs[k]->hw.data) {
+            rc = gf_dimage_alloc(s->jgpu, &jobs[k]->hw, need);
+            fresh = 1;
+        }
+        if (rc == 0)
+            rc = gf_dimage_shape(&jobs[k]->hw, &jobs[k]->shape);
+    }
+    if (rc == 0 && fresh) /* alloc's zeroing, before the decoder's stream writes */
+        rc = gf_gpu_sync(s->jgpu);
+    return rc;
+}
+
+/* A GPU's hardware decoder thread: opens nvJPEG, then decodes what workers
+ * queue, a batch at a time, and hands the files back. */
 static void *jpeg_main(void *arg)
 {
-    pool *P = arg;
-    gf_jpeg_gpu *j = NULL;
-    int rc = gf_jpeg_gpu_open(P->plan->device, &j);
+    slot *s = arg;
+    pool *P = s->P;
+    gf_jpeg_gpu *jd = NULL;
+    int rc = gf_gpu_open(s->device, &s->jgpu, NULL, 0);
 
-    pthread_mutex_lock(&P->jlock);
-    P->jpeg = j;
-    P->jstate = rc ? -1 : 2;
-    pthread_cond_broadcast(&P->jdone);
-    while (P->jstate == 2) {
-        const unsigned char *data[JPEG_BATCH_MAX];
-        size_t len[JPEG_BATCH_MAX];
-        gf_dimage *out[JPEG_BATCH_MAX];
-        int status[JPEG_BATCH_MAX], n = 0;
-        jpeg_req *batch[JPEG_BATCH_MAX];
-        while (!P->jstop && P->jpending == 0)
-            pthread_cond_wait(&P->jwork, &P->jlock);
-        if (P->jpending == 0)
+    if (rc == 0)
+        rc = gf_jpeg_gpu_open(s->device, &jd);
+    pthread_mutex_lock(&P->lock);
+    s->jpeg = jd;
+    s->jstate = rc ? -1 : 2;
+    pthread_cond_broadcast(&P->cond);
+    while (s->jstate == 2 && s->state >= 0) {
+        const unsigned char *data[HW_BATCH_MAX];
+        size_t len[HW_BATCH_MAX];
+        gf_dimage *out[HW_BATCH_MAX];
+        gf_job *jobs[HW_BATCH_MAX];
+        int status[HW_BATCH_MAX], n = 0;
+        double mp = 0, t0;
+        while (!P->jstop && !s->qhead && s->state >= 0)
+            pthread_cond_wait(&s->jwork, &P->lock);
+        if (!s->qhead || s->state < 0)
             break;
-        if (P->jpending < P->njobs / 2 && !P->jstop) { /* let a few more join */
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += (long)(JPEG_WAIT_MS * 1e6);
-            ts.tv_sec += ts.tv_nsec / 1000000000L;
-            ts.tv_nsec %= 1000000000L;
-            pthread_cond_timedwait(&P->jwork, &P->jlock, &ts);
+        while (s->qhead && n < HW_BATCH_MAX) {
+            gf_job *j = pop(&s->qhead, &s->qtail);
+            jobs[n] = j;
+            data[n] = j->buf;
+            len[n] = j->len;
+            out[n++] = &j->hw;
+            mp += mpix(&j->shape);
         }
-        while (P->jhead && n < JPEG_BATCH_MAX) {
-            jpeg_req *r = P->jhead;
-            P->jhead = r->next;
-            batch[n] = r;
-            data[n] = r->data;
-            len[n] = r->len;
-            out[n++] = r->out;
-        }
-        if (!P->jhead)
-            P->jtail = NULL;
-        pthread_mutex_unlock(&P->jlock);
-        rc = gf_jpeg_gpu_decode(j, n, data, len, out, status);
-        pthread_mutex_lock(&P->jlock);
-        if (rc)
-            P->jstate = -1; /* CUDA failed: the CPU decodes from here on */
+        s->nqueued -= n;
+        s->queued_mpix = s->qhead ? s->queued_mpix - mp : 0;
+        s->busy_mpix = mp;
+        pthread_mutex_unlock(&P->lock);
+        t0 = gf_now_ms();
+        rc = batch_buffers(s, jobs, n);
+        if (rc == 0)
+            rc = gf_jpeg_gpu_decode(jd, n, data, len, out, status);
+        t0 = gf_now_ms() - t0;
+        pthread_mutex_lock(&P->lock);
+        if (rc) /* CUDA failed: this GPU decodes no more JPEGs */
+            s->jstate = -1;
+        else if (mp > 0)
+            s->hw_ms_mpix += RATE_WEIGHT * (t0 / mp - s->hw_ms_mpix);
+        s->busy_mpix = 0;
         for (int k = 0; k < n; k++) {
-            batch[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
-            batch[k]->done = 1;
+            jobs[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
+            decoded(P, s, jobs[k]);
         }
-        P->jpending -= n;
-        pthread_cond_broadcast(&P->jdone);
+        pthread_cond_broadcast(&P->cond);
     }
-    for (jpeg_req *r = P->jhead; r; r = r->next) { /* never leave a worker waiting */
-        r->status = GF_JPEG_GPU_FAILED;
-        r->done = 1;
+    if (s->jstate == 2)
+        s->jstate = -1;
+    for (gf_job *j; (j = pop(&s->qhead, &s->qtail));) { /* never leave a file behind */
+        j->status = GF_JPEG_GPU_FAILED;
+        decoded(P, s, j);
     }
-    P->jhead = P->jtail = NULL;
-    P->jpending = 0;
-    pthread_cond_broadcast(&P->jdone);
-    pthread_mutex_unlock(&P->jlock);
+    s->nqueued = 0;
+    s->queued_mpix = 0;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
     return NULL;
 }
 
-/* A JPEG for nvJPEG in a batch run: queued for the nvJPEG thread unless it
- * is not ready yet, unusable, or has a core's worth of files waiting, in
- * which cases the worker decodes it on the CPU. */
-static int worker_gpu_decode(gf_worker *w, const unsigned char *buf, size_t len, gf_dimage *out)
+/* gf_worker's offload: job j goes to the GPU whose hardware decoder would
+ * get to it first, unless even that one would take longer than this worker
+ * decoding it on the CPU. */
+static int worker_offload(gf_worker *w, gf_gpu *gpu, gf_job *j)
 {
     pool *P = w->pool;
-    jpeg_req r = {buf, len, out, GF_JPEG_GPU_REFUSED, 0, NULL};
+    const double mp = mpix(&j->shape);
+    slot *best = NULL;
+    double best_ms = 0;
 
-    if (!P->plan->batch || P->gpu_dead)
+    (void)gpu;
+    if (!P->plan->batch)
         return 0;
-    pthread_mutex_lock(&P->jlock);
-    start_jpeg(P);
-    if (P->jstate != 2 || P->jpending >= P->njobs / 2) {
-        pthread_mutex_unlock(&P->jlock);
+    pthread_mutex_lock(&P->lock);
+    for (int i = 0; i < P->nslots; i++) {
+        slot *s = &P->slots[(w->slot + i) % P->nslots];
+        if (s->state > 0)
+            start_jpeg(s);
+        if (s->state > 0 && s->jstate == 2 && s->nqueued < HW_QUEUE_MAX) {
+            const double ms = (s->queued_mpix + s->busy_mpix + mp) * s->hw_ms_mpix;
+            if (!best || ms < best_ms)
+                best = s, best_ms = ms;
+        }
+    }
+    if (!best || (best->nqueued >= HW_BATCH_MAX &&
+                  best_ms - mp * best->hw_ms_mpix > mp * P->cpu_ms_mpix)) {
+        pthread_mutex_unlock(&P->lock); /* none, or the hardware is ahead: the CPU */
         return 0;
     }
-    if (P->jtail)
-        P->jtail->next = &r;
-    else
-        P->jhead = &r;
-    P->jtail = &r;
-    P->jpending++;
-    pthread_cond_signal(&P->jwork);
-    while (!r.done)
-        pthread_cond_wait(&P->jdone, &P->jlock);
-    pthread_mutex_unlock(&P->jlock);
-    return r.status == GF_JPEG_GPU_DONE;
+    j->slot = (int)(best - P->slots);
+    j->status = GF_JPEG_GPU_FAILED;
+    push(&best->qhead, &best->qtail, j);
+    best->nqueued++;
+    best->queued_mpix += mp;
+    P->inflight++;
+    pthread_cond_signal(&best->jwork);
+    pthread_mutex_unlock(&P->lock);
+    return 1;
 }
 
-/* --backend cuda and a JPEG output: nvJPEG encodes (opened once). */
+/* gf_worker's take: the decoded image into the pipeline's input, its
+ * buffer back to its GPU. */
+static int worker_take(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in)
+{
+    pool *P = w->pool;
+    slot *s = &P->slots[j->slot];
+    int rc = 0;
+
+    if (in) {
+        rc = in->pitch != j->hw.pitch
+                 ? gf_err(GF_EINTERNAL, NULL, "decoded image pitch %zu, pipeline's %zu",
+                          j->hw.pitch, in->pitch)
+                 : gf_gpu_copy(gpu, in->data, j->hw.data, j->hw.pitch * (size_t)j->hw.height);
+        if (rc == 0) /* the copy is done before the buffer is reused */
+            rc = gf_gpu_sync(gpu);
+    }
+    pthread_mutex_lock(&P->lock);
+    give_back(s, &j->hw);
+    pthread_mutex_unlock(&P->lock);
+    return rc;
+}
+
+/* gf_worker's note_cpu_jpeg: the CPU's decode rate. */
+static void worker_note(gf_worker *w, double ms, double mp)
+{
+    pool *P = w->pool;
+
+    if (mp <= 0)
+        return;
+    pthread_mutex_lock(&P->lock);
+    P->cpu_ms_mpix += RATE_WEIGHT * (ms / mp - P->cpu_ms_mpix);
+    pthread_mutex_unlock(&P->lock);
+}
+
+/* --backend cuda and a JPEG output: nvJPEG of the worker's GPU encodes. */
 static int worker_gpu_encode(gf_worker *w, gf_gpu *gpu, const gf_dimage *in, int quality,
                              unsigned char **out, size_t *len)
 {
     pool *P = w->pool;
+    slot *s = &P->slots[w->slot];
     int state;
 
-    pthread_mutex_lock(&P->jlock);
-    start_jpeg(P);
-    while (P->jstate == 1)
-        pthread_cond_wait(&P->jdone, &P->jlock);
-    state = P->jstate;
-    pthread_mutex_unlock(&P->jlock);
+    pthread_mutex_lock(&P->lock);
+    start_jpeg(s);
+    while (s->jstate == 1)
+        pthread_cond_wait(&P->cond, &P->lock);
+    state = s->jstate;
+    pthread_mutex_unlock(&P->lock);
     if (state != 2)
         return gf_err(GF_ENOGPU, NULL, "nvJPEG is unavailable (--backend cuda encodes JPEG "
                                        "with it)");
-    return gf_jpeg_gpu_encode(P->jpeg, gf_gpu_stream(gpu), in, quality, out, len);
+    return gf_jpeg_gpu_encode(s->jpeg, gf_gpu_stream(gpu), in, quality, out, len);
 }
 
-/* The GPU failed: the rest of the run on the CPU, said once. */
+/* The worker's GPU failed: no more files for it; the others, or the CPU,
+ * take them. Said once a GPU. */
 static void worker_gpu_lost(gf_worker *w, const char *why)
 {
     pool *P = w->pool;
+    slot *s = &P->slots[w->slot];
+    int left = 0;
 
     pthread_mutex_lock(&P->lock);
-    if (!P->gpu_dead && !P->plan->quiet)
-        fprintf(stderr, "gpufilt: the GPU failed (%s); the rest runs on the CPU\n", why);
-    P->gpu_dead = 1;
+    if (s->state > 0) {
+        s->state = -1;
+        for (int k = 0; k < P->nslots; k++)
+            left += P->slots[k].state > 0;
+        if (!P->plan->quiet)
+            fprintf(stderr, "gpufilt: the GPU failed (%s%s%d); %s\n", why,
+                    P->nslots > 1 ? ", GPU " : "", P->nslots > 1 ? s->device : 0,
+                    left ? "its files go to the other GPUs" : "the rest runs on the CPU");
+        if (!left)
+            P->gpu_state = -1;
+        for (gf_job *j; (j = pop(&s->dhead, &s->dtail));) {
+            j->status = GF_JPEG_GPU_FAILED;
+            decoded(P, s, j);
+        }
+        pthread_cond_signal(&s->jwork);
+        pthread_cond_broadcast(&P->cond);
+    }
+    w->gpu = NULL;
     pthread_mutex_unlock(&P->lock);
+}
+
+/* The next thing for worker w, lock held: a file its GPU decoded, one a
+ * hardware decoder gave back, or the next of the list (*item); NULL and -1
+ * when all is done. */
+static gf_job *next_work(pool *P, gf_worker *w, int *item)
+{
+    for (;;) {
+        gf_job *j = NULL;
+        *item = -1;
+        if (w->gpu && P->slots[w->slot].dhead)
+            j = pop(&P->slots[w->slot].dhead, &P->slots[w->slot].dtail);
+        else if (P->rhead)
+            j = pop(&P->rhead, &P->rtail);
+        if (j) {
+            P->inflight--;
+            return j;
+        }
+        if (P->next < P->n) {
+            *item = P->next++;
+            return NULL;
+        }
+        if (P->inflight == 0)
+            return NULL;
+        /* nothing else to do: another GPU's decoded file (this worker's GPU
+         * is another, or none: it decodes the file again on the CPU) */
+        for (int k = 0; k < P->nslots && !j; k++)
+            j = pop(&P->slots[k].dhead, &P->slots[k].dtail);
+        if (j) {
+            P->inflight--;
+            return j;
+        }
+        pthread_cond_wait(&P->cond, &P->lock);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -376,24 +693,26 @@ static void *worker_main(void *arg)
     pool *P = w->pool;
 
     gf_set_cpu_threads(P->worker_threads);
+    pthread_mutex_lock(&P->lock);
     for (;;) {
-        pthread_mutex_lock(&P->lock);
-        int i = P->next < P->n ? P->next++ : -1;
-        pthread_mutex_unlock(&P->lock);
-        if (i < 0)
+        int i, status;
+        gf_job *j = next_work(P, w, &i);
+        gf_item *it = j ? j->it : i >= 0 ? &P->items[i] : NULL;
+        if (!it)
             break;
+        pthread_mutex_unlock(&P->lock);
         if (!P->plan->batch)
             w->t_process = gf_now_ms() - gf_process_t0;
-        int status = gf_job_run(w, &P->items[i]);
+        status = j ? gf_job_resume(w, j) : gf_job_run(w, it);
         pthread_mutex_lock(&P->lock);
-        P->items[i].status = status;
+        if (status == GF_JOB_PENDING)
+            continue;
+        it->status = status;
         P->done++;
         P->failed += status > 0;
         P->skipped += status < 0;
         pthread_cond_broadcast(&P->cond);
-        pthread_mutex_unlock(&P->lock);
     }
-    pthread_mutex_lock(&P->lock);
     P->running--;
     pthread_cond_broadcast(&P->cond);
     pthread_mutex_unlock(&P->lock);
@@ -635,9 +954,12 @@ int gf_run(const gf_plan *p)
     P.t_start = gf_now_ms();
     pthread_mutex_init(&P.lock, NULL);
     pthread_cond_init(&P.cond, NULL);
-    pthread_mutex_init(&P.jlock, NULL);
-    pthread_cond_init(&P.jwork, NULL);
-    pthread_cond_init(&P.jdone, NULL);
+    P.cpu_ms_mpix = CPU_MS_PER_MPIX;
+    for (int k = 0; k < GF_MAX_DEVICES; k++) {
+        P.slots[k].P = &P;
+        P.slots[k].hw_ms_mpix = HW_MS_PER_MPIX;
+        pthread_cond_init(&P.slots[k].jwork, NULL);
+    }
     if ((rc = build_list(&P)) || (rc = build_items(&P))) {
         fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
         status = -rc;
@@ -673,8 +995,10 @@ int gf_run(const gf_plan *p)
     }
     for (int i = 0; i < njobs; i++)
         workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
-                                 .gpu_decode = worker_gpu_decode, .gpu_encode = worker_gpu_encode,
-                                 .gpu_lost = worker_gpu_lost, .pool = &P, .id = i};
+                                 .offload = p->batch ? worker_offload : NULL,
+                                 .take = worker_take, .note_cpu_jpeg = worker_note,
+                                 .gpu_encode = worker_gpu_encode, .gpu_lost = worker_gpu_lost,
+                                 .pool = &P, .id = i};
     run_workers(&P, workers, njobs);
     for (int i = 0; i < P.n; i++)
         if (P.items[i].status > 0) {
@@ -684,21 +1008,26 @@ int gf_run(const gf_plan *p)
     if (p->batch)
         summary(&P, gf_now_ms() - P.t_start);
 join:
-    if (P.probing) /* first: it may start the nvJPEG thread */
+    if (P.probing) /* first: it may start the decoder threads */
         pthread_join(P.probe_thread, NULL);
     if (P.early && P.gpu_state < 0) /* no worker has said it yet */
         notice(&P);
-    pthread_mutex_lock(&P.jlock);
+    pthread_mutex_lock(&P.lock);
     P.jstop = 1;
-    pthread_cond_broadcast(&P.jwork);
-    pthread_mutex_unlock(&P.jlock);
-    if (P.jthread_on)
-        pthread_join(P.jthread, NULL);
+    for (int k = 0; k < P.nslots; k++)
+        pthread_cond_broadcast(&P.slots[k].jwork);
+    pthread_mutex_unlock(&P.lock);
     /* every output is written and renamed by now; the GPU contexts are left
      * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
-    for (int i = 0; i < P.nready; i++)
-        gf_gpu_finish(P.ready[i]);
-    free(P.ready);
+    for (int k = 0; k < P.nslots; k++) {
+        slot *s = &P.slots[k];
+        if (s->jthread_on)
+            pthread_join(s->jthread, NULL);
+        for (int i = 0; i < s->nready; i++)
+            gf_gpu_finish(s->ready[i]);
+        free(s->ready);
+        free(s->spare);
+    }
     for (int i = 0; workers && i < njobs; i++)
         gf_gpu_finish(workers[i].gpu);
 done:
@@ -714,8 +1043,7 @@ done:
     free(workers);
     pthread_mutex_destroy(&P.lock);
     pthread_cond_destroy(&P.cond);
-    pthread_mutex_destroy(&P.jlock);
-    pthread_cond_destroy(&P.jwork);
-    pthread_cond_destroy(&P.jdone);
+    for (int k = 0; k < GF_MAX_DEVICES; k++)
+        pthread_cond_destroy(&P.slots[k].jwork);
     return status;
 }
