@@ -44,6 +44,12 @@ done
 echo "photos: $n x JPEG 2400x1600 q90 (4:2:0 and 4:4:4), $(du -sh "$w/p420" | cut -f1) and" \
 	"$(du -sh "$w/p444" | cut -f1); $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU)"
 cat "$w"/p420/* "$w"/p444/* >/dev/null # both sets in the page cache, for every contender
+# the limits the batches are judged by, on these photos: each decoder alone, both at once,
+# PNG encoding alone (gpufilt bench jpeg)
+for set in ${BATCH_SETS-p420 p444}; do
+	echo "== limits, $set: gpufilt bench jpeg"
+	./gpufilt bench jpeg --photos "$w/$set" --count "$n" --reps 3 | grep -v '^copy'
+done
 
 # OpenCV-Python: the same jobs, a pool of one process per core
 cat >"$w/cv.py" <<'PY'

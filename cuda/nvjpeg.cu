@@ -73,7 +73,8 @@ static void load(void)
 
 struct gf_jpeg_gpu {
     int device;
-    nvjpegHandle_t handle; /* the hardware backend's */
+    int backend;           /* GF_JPEG_BACKEND_* */
+    nvjpegHandle_t handle;
     nvjpegJpegState_t state;
     nvjpegJpegStream_t parsed; /* for the headers */
     cudaStream_t stream;
@@ -94,6 +95,13 @@ struct gf_jpeg_gpu {
 
 extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
 {
+    return gf_jpeg_gpu_open_backend(device, GF_JPEG_BACKEND_HARDWARE, out);
+}
+
+extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **out)
+{
+    static const nvjpegBackend_t backends[] = {NVJPEG_BACKEND_HARDWARE, NVJPEG_BACKEND_GPU_HYBRID,
+                                               NVJPEG_BACKEND_HYBRID};
     gf_jpeg_gpu *j;
 
     *out = NULL;
@@ -105,17 +113,20 @@ extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
     if (!j)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
     j->device = device;
+    j->backend = backend;
     pthread_mutex_init(&j->lock, NULL);
     if (cudaSetDevice(j->device) != cudaSuccess ||
         cudaStreamCreateWithFlags(&j->stream, cudaStreamNonBlocking) != cudaSuccess) {
         free(j);
         return gf_err(GF_EINTERNAL, NULL, "nvJPEG: no CUDA stream");
     }
-    if (!NVJ(p_nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT,
+    if (!NVJ(p_nvjpegCreateEx(backends[backend], NULL, NULL, NVJPEG_FLAGS_DEFAULT,
                               &j->handle))) {
         j->handle = NULL;
         gf_jpeg_gpu_close(j);
-        return gf_err(GF_ENOGPU, NULL, "nvJPEG: this GPU has no hardware JPEG decoder");
+        return gf_err(GF_ENOGPU, NULL, backend == GF_JPEG_BACKEND_HARDWARE
+                                           ? "nvJPEG: this GPU has no hardware JPEG decoder"
+                                           : "nvJPEG: the backend cannot start");
     }
     if (!NVJ(p_nvjpegJpegStateCreate(j->handle, &j->state)) ||
         !NVJ(p_nvjpegJpegStreamCreate(j->handle, &j->parsed))) {
@@ -239,8 +250,9 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
         status[i] = GF_JPEG_GPU_REFUSED;
         if (m[rgb] == MAX_BATCH || (out[i]->channels != 1 && out[i]->channels != 3) ||
             !NVJ(p_nvjpegJpegStreamParseHeader(j->handle, data[i], len[i], j->parsed)) ||
-            !NVJ(p_nvjpegDecodeBatchedSupported(j->handle, j->parsed, &supported)) ||
-            supported != 0)
+            (j->backend == GF_JPEG_BACKEND_HARDWARE &&
+             (!NVJ(p_nvjpegDecodeBatchedSupported(j->handle, j->parsed, &supported)) ||
+              supported != 0)))
             continue;
         if (rgb) {
             colour_file *c = &cf[m[1]];
@@ -400,6 +412,13 @@ extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
 extern "C" void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
 {
     (void)j;
+}
+
+extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **out)
+{
+    (void)device, (void)backend;
+    *out = NULL;
+    return gf_err(GF_ENOGPU, NULL, "gpufilt was built without nvJPEG");
 }
 
 extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_jpeg.h"
 #include "codec/codec.h"
 #include "gpu.h"
 #include "peers.h"
@@ -33,6 +34,9 @@
 
 typedef struct bench {
     gf_gpu *gpu; /* NULL with --cpu: the CPU paths alone */
+    int device;
+    const char *photos; /* jpeg: --photos DIR, or NULL (generated) */
+    int count;          /* jpeg: --count, photos at most */
     int sizes[MAX_SIZES][2]; /* image experiments: the first is the main size */
     int nsizes;
     int mm, mn, mk; /* matmul M x N x K */
@@ -646,33 +650,44 @@ static int bench_copy_exp(bench *b, const char *group)
     return bench_copy(b);
 }
 
+static int bench_jpeg_exp(bench *b, const char *group)
+{
+    (void)group;
+    return gf_bench_jpeg(&b->t, b->gpu, b->device, b->photos, b->count,
+                         b->t.reps < 5 ? b->t.reps : 5);
+}
+
 #define MAX_EXPERIMENTS 16
+#define DEFAULT_PHOTOS 256 /* jpeg: generated photos */
 
 typedef struct experiment {
     const char *name;
     int (*run)(bench *b, const char *name);
+    int named_only; /* runs only when named */
 } experiment;
 
-/* copy, then the registry's groups in order, then matmul. */
+/* copy, then the registry's groups in order, then matmul, then jpeg (only
+ * when named: it makes or reads hundreds of photos). */
 static int experiments(experiment *e)
 {
     int n = 0;
 
-    e[n++] = (experiment){"copy", bench_copy_exp};
-    for (int i = 0; gf_stages[i] && n < MAX_EXPERIMENTS - 1; i++) {
+    e[n++] = (experiment){"copy", bench_copy_exp, 0};
+    for (int i = 0; gf_stages[i] && n < MAX_EXPERIMENTS - 2; i++) {
         int seen = 0;
         for (int j = 1; j < n; j++)
             seen |= !strcmp(e[j].name, gf_stages[i]->group);
         if (!seen)
-            e[n++] = (experiment){gf_stages[i]->group, bench_group};
+            e[n++] = (experiment){gf_stages[i]->group, bench_group, 0};
     }
-    e[n++] = (experiment){"matmul", bench_matmul_exp};
+    e[n++] = (experiment){"matmul", bench_matmul_exp, 0};
+    e[n++] = (experiment){"jpeg", bench_jpeg_exp, 1};
     return n;
 }
 
 static const char usage_line[] = "usage: gpufilt bench [EXPERIMENT...] [--reps N] "
-                                 "[--size WxH[,WxH...]] [--matmul MxNxK] [--json] [--device N] "
-                                 "[--cpu]\n";
+                                 "[--size WxH[,WxH...]] [--matmul MxNxK] [--photos DIR] "
+                                 "[--count N] [--json] [--device N] [--cpu]\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -716,7 +731,8 @@ int gf_bench_main(int argc, char **argv)
         {"reps", required_argument, NULL, 'r'},   {"size", required_argument, NULL, 's'},
         {"matmul", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
         {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-        {"cpu", no_argument, NULL, 'c'},          {NULL, 0, NULL, 0},
+        {"cpu", no_argument, NULL, 'c'},          {"photos", required_argument, NULL, 'p'},
+        {"count", required_argument, NULL, 'n'},  {NULL, 0, NULL, 0},
     };
     experiment exps[MAX_EXPERIMENTS];
     const int nexp = experiments(exps);
@@ -729,6 +745,7 @@ int gf_bench_main(int argc, char **argv)
     b->t.reps = 20;
     parse_sizes(b, DEFAULT_SIZES);
     b->mm = b->mn = b->mk = 4096;
+    b->count = DEFAULT_PHOTOS;
     optind = 0; /* 0: glibc starts afresh (parsing may run more than once) */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -751,6 +768,13 @@ int gf_bench_main(int argc, char **argv)
         case 'c':
             cpu = 1;
             break;
+        case 'p':
+            b->photos = optarg;
+            break;
+        case 'n':
+            if (gf_parse_int("--count", optarg, 1, 100000, &b->count))
+                status = usage_error("--count: not a number in 1..100000: ", optarg);
+            break;
         case 'd':
             if (gf_parse_int("--device", optarg, 0, 1023, &device))
                 status = usage_error("--device: not a GPU number: ", optarg);
@@ -770,6 +794,10 @@ int gf_bench_main(int argc, char **argv)
             }
             printf("  %-10s matrix multiply: naive against 16x16 shared tiles, any size\n",
                    "matmul");
+            printf("  %-10s (only when named) JPEG decoding, libjpeg-turbo on every core and "
+                   "nvJPEG's\n  %-10s backends, both at once, and PNG encoding: a batch's limits, "
+                   "on --count N\n  %-10s (256) generated photos or those of --photos DIR\n",
+                   "jpeg", "", "");
             free(b);
             return 0;
         case ':':
@@ -805,8 +833,10 @@ int gf_bench_main(int argc, char **argv)
     }
     b->rng = 0x243F6A8885A308D3ull;
     want[0] = !cpu; /* copy defines the floor */
+    b->device = device;
     for (int i = 0; i < nexp && rc == 0; i++)
-        if ((want[i] || !any) && (!cpu || exps[i].run == bench_group))
+        if ((want[i] || (!any && !exps[i].named_only)) &&
+            (!cpu || exps[i].run == bench_group || exps[i].run == bench_jpeg_exp))
             rc = exps[i].run(b, exps[i].name);
     if (rc) {
         fprintf(stderr, "gpufilt: bench: %s\n", gf_errmsg());

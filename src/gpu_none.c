@@ -76,6 +76,12 @@ int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
     return NO_GPU;
 }
 
+int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **out)
+{
+    (void)backend;
+    return gf_jpeg_gpu_open(device, out);
+}
+
 void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
 {
     (void)j;

@@ -30,6 +30,16 @@ typedef struct gf_jpeg_gpu gf_jpeg_gpu;
  * Errors: GF_ENOGPU (nvJPEG missing, or no hardware decoder), GF_EINTERNAL. */
 int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out);
 
+/* nvJPEG's decoding backends: the hardware decoder (what batches use), and
+ * for `gpufilt bench jpeg` its others: Huffman on the GPU (GPU_HYBRID), and
+ * Huffman on the CPU with the rest on the GPU (HYBRID). */
+enum { GF_JPEG_BACKEND_HARDWARE = 0, GF_JPEG_BACKEND_GPU_HYBRID, GF_JPEG_BACKEND_HYBRID };
+
+/* gf_jpeg_gpu_open with one of those backends; gf_jpeg_gpu_decode then
+ * takes every baseline or progressive file the backend does. Errors as
+ * gf_jpeg_gpu_open. */
+int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **out);
+
 /* Frees what gf_jpeg_gpu_open made; NULL is allowed. */
 void gf_jpeg_gpu_close(gf_jpeg_gpu *j);
 

@@ -169,7 +169,7 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
 
 /* Encodes im (host) into a malloc'd buffer (*out, *len) as o says; the
  * caller frees it. PNG: the image's layout (gray, gray+alpha, RGB, RGBA; 8
- * or 16 bits, big-endian in the file), rows with the Up filter, deflate at
+ * or 16 bits, big-endian in the file), rows with the Average filter, deflate at
  * o->png_level; PGM, PPM: P5, P6 with maxval 255 or 65535; PAM: P7 with
  * its tuple type; JPEG: 8-bit gray or RGB (4:2:0) at o->quality
  * (libjpeg-turbo). The bytes depend only on im and o. Errors: GF_EUSAGE
