@@ -369,7 +369,8 @@ static int png_pass(gf_image *ims, int n)
 static void row(gf_bench_table *t, const char *exp, const char *variant, double ms_pass,
                 const photos *ph, double bytes, double base, int check)
 {
-    gf_row *r = gf_table_add(&t->t, exp, variant, ms_pass / ph->n, bytes / ph->n);
+    /* no bytes: a decoder's rate is images/s (in the notes), not a copy's share */
+    gf_row *r = gf_table_add(&t->t, exp, variant, ms_pass / ph->n, 0);
     if (base > 0)
         r->speedup = base / (ms_pass / ph->n);
     gf_table_check(&t->t, r, check);
@@ -452,7 +453,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
                 int got = 0;
                 TIMED(reps, ms, rc, combined_pass(j, &ph, &o, total, threads, &got));
                 if (rc == 0) {
-                    gf_row *r = gf_table_add(&t->t, exp, "hw+cpu", ms / total, bytes * 4 / total);
+                    gf_row *r = gf_table_add(&t->t, exp, "hw+cpu", ms / total, 0);
                     r->speedup = (cpu_ms / ph.n) / (ms / total);
                     gf_table_check(&t->t, r, -1);
                     note(t, "hardware and cpu at once %.0f (%d of %d files on the hardware; "
@@ -481,7 +482,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             gf_row *r;
             snprintf(e, sizeof e, "png encode %.1f MP x %d", ph.mpix / ph.n, np);
             snprintf(v, sizeof v, "cpu %dt", threads);
-            r = gf_table_add(&t->t, e, v, ms / np, out_bytes / np);
+            r = gf_table_add(&t->t, e, v, ms / np, 0);
             gf_table_check(&t->t, r, -1);
             note(t, "png encode %.0f", np / (ms / 1e3));
         }

@@ -64,8 +64,8 @@ static const cli_opt cli_opts[] = {
     {"shard", 0, "K/N|slurm", O_SHARD, "Batches (several inputs, or --files-from)",
      "only the K-th of N slices of the list (1 <= K <= N); slurm: this Slurm array task's"},
     {"jobs", 0, "N", O_JOBS, "Batches (several inputs, or --files-from)",
-     "CPU workers (default: one per core, 1.5 a core with a GPU); each holds one image, so "
-     "at most N images are in memory"},
+     "CPU workers (default: one per core); each holds one image, so at most N images (and "
+     "128 JPEGs a GPU waiting for its decoder) are in memory"},
     {"skip-existing", 0, NULL, O_SKIP_EXISTING, "Batches (several inputs, or --files-from)",
      "skip inputs whose outputs all exist"},
     {"dry-run", 0, NULL, O_DRY_RUN, "Batches (several inputs, or --files-from)",

@@ -25,6 +25,14 @@ extern "C" {
 #define GF_CLONES
 #endif
 
+/* A loop GCC's -O2 leaves scalar (its cheapest cost model refuses loops
+ * that need a scalar epilogue) vectorised as at -O3. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define GF_VECTORIZE __attribute__((optimize("O3")))
+#else
+#define GF_VECTORIZE
+#endif
+
 #define GF_VERSION "0.2.0"
 
 enum {

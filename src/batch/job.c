@@ -353,7 +353,6 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
     gf_image img = {0};
     gf_load_info info;
     gf_shape sh;
-    double t = gf_now_ms();
     int rc;
 
     *gpu = NULL;
@@ -361,8 +360,8 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
     if ((rc = decode_cpu(w, it, j->buf, j->len, &img, &info)))
         return rc;
     sh = gf_image_shape(&img);
-    if (info.format && !strcmp(info.format, "jpeg") && w->note_cpu_jpeg)
-        w->note_cpu_jpeg(w, gf_now_ms() - t, (double)sh.width * sh.height / 1e6);
+    if (info.format && !strcmp(info.format, "jpeg") && w->jpeg_seen && use_gpu)
+        w->jpeg_seen(w);
     pl.nstages = j->nstages = file_stages(p, &info, j->stages, &j->first);
     if ((rc = check_layouts(p, it, j->stages, pl.nstages, &sh, &w->rep)) == 0 && use_gpu &&
         cheaper_on_cpu(p, it, j, &sh, &w->rep.out)) {
@@ -485,29 +484,32 @@ static int finish(gf_worker *w, gf_job *j, int rc)
     return -rc;
 }
 
-/* Hands job j to the pool's hardware decoder when its file is a JPEG that
- * decoder takes and the worker has a GPU: 1 when the pool took it. An error
- * in its layouts or the GPU's start-up is returned in *rc. */
+/* A feeder of a hardware decoder (w->offload set) hands job j, read, on:
+ * to the decoder when its file is a JPEG the decoder takes, else to the CPU
+ * workers. 1 when the pool took it. An error in its layouts is returned in
+ * *rc. */
 static int offload(gf_worker *w, gf_job *j, int *rc)
 {
     const gf_plan *p = w->plan;
     gf_load_info info;
-    gf_gpu *gpu = NULL;
     int subsamp;
 
-    if (!w->offload || !gf_job_gpu_jpeg(p) ||
-        !gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
-                               &j->shape.width, &j->shape.height, &subsamp, &info))
+    if (!w->offload)
         return 0;
+    j->t_queued = gf_now_ms();
+    if (!gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
+                               &j->shape.width, &j->shape.height, &subsamp, &info)) {
+        j->status = GF_JPEG_GPU_REFUSED;
+        j->rep = w->rep;
+        return w->defer(w, j);
+    }
     j->shape.channels = info.channels;
     j->shape.bits = 8;
     j->nstages = file_stages(p, &info, j->stages, &j->first);
-    if ((*rc = check_layouts(p, j->it, j->stages, j->nstages, &j->shape, &w->rep)) ||
-        (*rc = ask_gpu(w, &gpu)) || !gpu)
+    if ((*rc = check_layouts(p, j->it, j->stages, j->nstages, &j->shape, &w->rep)))
         return 0;
     j->rep = w->rep; /* before another worker may resume it */
-    j->t_queued = gf_now_ms();
-    return w->offload(w, gpu, j);
+    return w->offload(w, j);
 }
 
 int gf_job_run(gf_worker *w, gf_item *it)
@@ -544,5 +546,7 @@ int gf_job_resume(gf_worker *w, gf_job *j)
     w->t_lap = j->t_queued;
     if (j->status == GF_JPEG_GPU_DONE)
         lap(w, "decode", "jpeg-gpu", 0); /* its wait in the queue, and the batch */
+    else
+        lap(w, "queue", NULL, 0); /* its wait for a CPU worker */
     return finish(w, j, 0);
 }

@@ -54,20 +54,24 @@ typedef struct gf_job {
     struct gf_job *next;
 } gf_job;
 
-/* Offers job j (read; a JPEG the hardware decoder can take, of j->shape;
- * gpu the worker's) to the pool's hardware decoder: 1 when the pool took it
- * (it comes back to a worker of the same GPU through gf_job_resume), 0 when
- * the worker decodes it itself. */
-typedef int (*gf_offload_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j);
+/* Hands job j (read; a JPEG the hardware decoder can take, of j->shape) to
+ * the pool's hardware decoder: 1 when the pool took it (it comes back to a
+ * worker of the same GPU through gf_job_resume), 0 when the caller decodes
+ * it itself. */
+typedef int (*gf_offload_fn)(gf_worker *w, gf_job *j);
+
+/* Hands job j (read; not for the hardware decoder) to the pool's CPU
+ * workers, which finish it through gf_job_resume: 1 when taken. */
+typedef int (*gf_defer_fn)(gf_worker *w, gf_job *j);
 
 /* Copies j->hw into the pipeline's input `in` (device, on gpu's stream, the
  * GPU j->hw is on) and gives j->hw back to the pool; with in NULL, only
  * gives it back. Errors: GF_EINTERNAL. */
 typedef int (*gf_take_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in);
 
-/* The CPU decoded a JPEG of mpix megapixels in ms: the pool's measure of
- * the CPU decoders' rate. */
-typedef void (*gf_note_fn)(gf_worker *w, double ms, double mpix);
+/* The worker decoded a JPEG on the CPU: the pool may start its hardware
+ * decoder. */
+typedef void (*gf_jpeg_seen_fn)(gf_worker *w);
 
 /* Encodes device image in as a JPEG on gpu (nvJPEG). Errors as gf_encode. */
 typedef int (*gf_gpu_encode_fn)(gf_worker *w, gf_gpu *gpu, const gf_dimage *in, int quality,
@@ -80,9 +84,10 @@ struct gf_worker {
     const gf_plan *plan;
     gf_gpu_fn get_gpu;
     gf_choose_fn choose;
-    gf_offload_fn offload; /* NULL: no hardware decoder (single files, --compare) */
+    gf_offload_fn offload; /* a feeder of a hardware decoder; NULL: a worker */
+    gf_defer_fn defer;
     gf_take_fn take;
-    gf_note_fn note_cpu_jpeg;
+    gf_jpeg_seen_fn jpeg_seen;
     gf_gpu_encode_fn gpu_encode;
     gf_gpu_lost_fn gpu_lost;
     void *pool;          /* the pool's own state, for get_gpu */

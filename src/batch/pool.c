@@ -25,20 +25,16 @@
  * file on the CPU when its stages should take less than this there. */
 #define GPU_START_MS 250.0
 /* The hardware JPEG decoders. Each GPU's decoder thread takes every file
- * queued for it, up to HW_BATCH_MAX, as soon as its last batch is done. A
- * worker with a JPEG the hardware takes queues it on the GPU whose queue
- * would drain first, unless the hardware is ahead of the CPU: a full batch
- * waits there already and this file would wait longer than the worker
- * takes to decode it itself. So each decoder always has its next batch
- * ready, the CPU decodes the rest, and at the end of the list files go
- * where they are done first; the split follows the rates measured during
- * the run, from these first guesses (an H100's decoder, one core of its
- * host; docs/benchmarks.md). */
+ * queued for it, up to HW_BATCH_MAX, as soon as its last batch is done; its
+ * feeder thread takes the next files of the list, reads them and keeps
+ * HW_AHEAD of them queued (handing any file the hardware does not take to
+ * the CPU workers), so the decoder always has its next batch. The CPU
+ * workers take the other files of the list as they come, and the files the
+ * decoders are done with: the split follows the rates of the decoders and
+ * the cores as they run, with no fraction set. A batch of 64 decodes in
+ * 32-40 ms on an H100 (docs/benchmarks.md). */
 #define HW_BATCH_MAX 64
-#define HW_QUEUE_MAX 256        /* files queued on one GPU: bounds their host memory */
-#define HW_MS_PER_MPIX 0.15     /* ms a megapixel, the hardware decoder in batches */
-#define CPU_MS_PER_MPIX 3.0     /* ms a megapixel, libjpeg-turbo on one core */
-#define RATE_WEIGHT 0.1         /* of a new measure in the running rates */
+#define HW_AHEAD (2 * HW_BATCH_MAX)
 /* Why a batch file ran on the CPU under --backend auto before the GPU's
  * start-up was over (or found no GPU). */
 #define STARTING "auto: the CPU, before CUDA was ready"
@@ -59,6 +55,10 @@ typedef struct slot {
     int nready, nworkers;
     pthread_t start_thread;
     int start_on;
+    /* its feeder: reads the list's next files for the decoder */
+    pthread_t fthread;
+    int fthread_on;
+    pthread_cond_t feed;
     /* the hardware decoder: jstate 0 not started, 1 opening, 2 ready, -1 not */
     int jstate, jthread_on;
     pthread_t jthread;
@@ -67,8 +67,6 @@ typedef struct slot {
     gf_gpu *jgpu;       /* the decoder thread's context: its output buffers */
     gf_job *qhead, *qtail; /* queued for the decoder */
     int nqueued;
-    double queued_mpix, busy_mpix; /* queued; in the batch being decoded */
-    double hw_ms_mpix;  /* measured rate */
     gf_job *dhead, *dtail; /* decoded: for a worker of this GPU */
     gf_dimage *spare;   /* output buffers given back, for reuse */
     int nspare, spare_cap;
@@ -85,9 +83,10 @@ typedef struct pool {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int next, done, failed, skipped, running;
-    int inflight;       /* files the hardware decoders hold, not yet resumed */
-    gf_job *rhead, *rtail; /* refused or failed by a hardware decoder: any worker, the CPU */
-    double cpu_ms_mpix; /* the CPU's JPEG decode rate, measured */
+    int inflight;       /* files handed over by feeders, not yet resumed */
+    int feeding;        /* files feeders took from the list and are reading */
+    gf_job *rhead, *rtail; /* for the CPU: what the decoders refused or failed, and
+                              what the feeders read that they do not take */
     /* GPU start-up: 0 pending, 1 some GPU usable, -1 none */
     int gpu_state;
     int probing;        /* the start-up thread was started */
@@ -106,6 +105,7 @@ typedef struct pool {
 } pool;
 
 static void *jpeg_main(void *arg);
+static void *feeder_main(void *arg);
 
 /* Starts s's hardware decoder thread once; lock held. */
 static void start_jpeg(slot *s)
@@ -394,11 +394,6 @@ static gf_job *pop(gf_job **head, gf_job **tail)
     return j;
 }
 
-static double mpix(const gf_shape *sh)
-{
-    return (double)sh->width * sh->height / 1e6;
-}
-
 /* Keeps buffer d of GPU s for the next batch; lock held. */
 static void give_back(slot *s, gf_dimage *d)
 {
@@ -475,6 +470,8 @@ static void *jpeg_main(void *arg)
     pthread_mutex_lock(&P->lock);
     s->jpeg = jd;
     s->jstate = rc ? -1 : 2;
+    if (rc == 0 && gf_job_gpu_jpeg(P->plan)) /* not for the encoder alone */
+        s->fthread_on = pthread_create(&s->fthread, NULL, feeder_main, s) == 0;
     pthread_cond_broadcast(&P->cond);
     while (s->jstate == 2 && s->state >= 0) {
         const unsigned char *data[HW_BATCH_MAX];
@@ -482,7 +479,6 @@ static void *jpeg_main(void *arg)
         gf_dimage *out[HW_BATCH_MAX];
         gf_job *jobs[HW_BATCH_MAX];
         int status[HW_BATCH_MAX], n = 0;
-        double mp = 0, t0;
         while (!P->jstop && !s->qhead && s->state >= 0)
             pthread_cond_wait(&s->jwork, &P->lock);
         if (!s->qhead || s->state < 0)
@@ -493,23 +489,16 @@ static void *jpeg_main(void *arg)
             data[n] = j->buf;
             len[n] = j->len;
             out[n++] = &j->hw;
-            mp += mpix(&j->shape);
         }
         s->nqueued -= n;
-        s->queued_mpix = s->qhead ? s->queued_mpix - mp : 0;
-        s->busy_mpix = mp;
+        pthread_cond_signal(&s->feed);
         pthread_mutex_unlock(&P->lock);
-        t0 = gf_now_ms();
         rc = batch_buffers(s, jobs, n);
         if (rc == 0)
             rc = gf_jpeg_gpu_decode(jd, n, data, len, out, status);
-        t0 = gf_now_ms() - t0;
         pthread_mutex_lock(&P->lock);
         if (rc) /* CUDA failed: this GPU decodes no more JPEGs */
             s->jstate = -1;
-        else if (mp > 0)
-            s->hw_ms_mpix += RATE_WEIGHT * (t0 / mp - s->hw_ms_mpix);
-        s->busy_mpix = 0;
         for (int k = 0; k < n; k++) {
             jobs[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
             decoded(P, s, jobs[k]);
@@ -523,50 +512,10 @@ static void *jpeg_main(void *arg)
         decoded(P, s, j);
     }
     s->nqueued = 0;
-    s->queued_mpix = 0;
+    pthread_cond_broadcast(&s->feed);
     pthread_cond_broadcast(&P->cond);
     pthread_mutex_unlock(&P->lock);
     return NULL;
-}
-
-/* gf_worker's offload: job j goes to the GPU whose hardware decoder would
- * get to it first, unless even that one would take longer than this worker
- * decoding it on the CPU. */
-static int worker_offload(gf_worker *w, gf_gpu *gpu, gf_job *j)
-{
-    pool *P = w->pool;
-    const double mp = mpix(&j->shape);
-    slot *best = NULL;
-    double best_ms = 0;
-
-    (void)gpu;
-    if (!P->plan->batch)
-        return 0;
-    pthread_mutex_lock(&P->lock);
-    for (int i = 0; i < P->nslots; i++) {
-        slot *s = &P->slots[(w->slot + i) % P->nslots];
-        if (s->state > 0)
-            start_jpeg(s);
-        if (s->state > 0 && s->jstate == 2 && s->nqueued < HW_QUEUE_MAX) {
-            const double ms = (s->queued_mpix + s->busy_mpix + mp) * s->hw_ms_mpix;
-            if (!best || ms < best_ms)
-                best = s, best_ms = ms;
-        }
-    }
-    if (!best || (best->nqueued >= HW_BATCH_MAX &&
-                  best_ms - mp * best->hw_ms_mpix > mp * P->cpu_ms_mpix)) {
-        pthread_mutex_unlock(&P->lock); /* none, or the hardware is ahead: the CPU */
-        return 0;
-    }
-    j->slot = (int)(best - P->slots);
-    j->status = GF_JPEG_GPU_FAILED;
-    push(&best->qhead, &best->qtail, j);
-    best->nqueued++;
-    best->queued_mpix += mp;
-    P->inflight++;
-    pthread_cond_signal(&best->jwork);
-    pthread_mutex_unlock(&P->lock);
-    return 1;
 }
 
 /* gf_worker's take: the decoded image into the pipeline's input, its
@@ -591,15 +540,17 @@ static int worker_take(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in)
     return rc;
 }
 
-/* gf_worker's note_cpu_jpeg: the CPU's decode rate. */
-static void worker_note(gf_worker *w, double ms, double mp)
+/* gf_worker's jpeg_seen: a list whose first file was no JPEG starts the
+ * worker's GPU's decoder at its first JPEG. */
+static void worker_jpeg_seen(gf_worker *w)
 {
     pool *P = w->pool;
 
-    if (mp <= 0)
+    if (!P->plan->batch || !gf_job_gpu_jpeg(P->plan))
         return;
     pthread_mutex_lock(&P->lock);
-    P->cpu_ms_mpix += RATE_WEIGHT * (ms / mp - P->cpu_ms_mpix);
+    if (w->gpu && P->slots[w->slot].state > 0)
+        start_jpeg(&P->slots[w->slot]);
     pthread_mutex_unlock(&P->lock);
 }
 
@@ -673,7 +624,7 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
             *item = P->next++;
             return NULL;
         }
-        if (P->inflight == 0)
+        if (P->inflight == 0 && P->feeding == 0)
             return NULL;
         /* nothing else to do: another GPU's decoded file (this worker's GPU
          * is another, or none: it decodes the file again on the CPU) */
@@ -685,6 +636,80 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
         }
         pthread_cond_wait(&P->cond, &P->lock);
     }
+}
+
+/* Item it is done with status (skipped: -1); lock held. */
+static void record(pool *P, gf_item *it, int status)
+{
+    it->status = status;
+    P->done++;
+    P->failed += status > 0;
+    P->skipped += status < 0;
+    pthread_cond_broadcast(&P->cond);
+}
+
+/* A feeder's offload: job j into its decoder's queue. */
+static int feeder_offload(gf_worker *w, gf_job *j)
+{
+    pool *P = w->pool;
+    slot *s = &P->slots[w->slot];
+
+    pthread_mutex_lock(&P->lock);
+    j->slot = w->slot;
+    j->status = GF_JPEG_GPU_FAILED; /* until the decoder says */
+    push(&s->qhead, &s->qtail, j);
+    s->nqueued++;
+    P->inflight++;
+    pthread_cond_signal(&s->jwork);
+    pthread_mutex_unlock(&P->lock);
+    return 1;
+}
+
+/* A feeder's defer: job j to the CPU workers. */
+static int feeder_defer(gf_worker *w, gf_job *j)
+{
+    pool *P = w->pool;
+
+    pthread_mutex_lock(&P->lock);
+    j->slot = w->slot;
+    push(&P->rhead, &P->rtail, j);
+    P->inflight++;
+    pthread_cond_broadcast(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+    return 1;
+}
+
+/* A GPU's feeder: while its decoder is usable, takes the list's next file
+ * whenever fewer than HW_AHEAD wait for the decoder, and reads it (through
+ * gf_job_run, which hands it on). */
+static void *feeder_main(void *arg)
+{
+    slot *s = arg;
+    pool *P = s->P;
+    gf_worker fw = {.plan = P->plan, .get_gpu = worker_gpu, .choose = choose_backend,
+                    .offload = feeder_offload, .defer = feeder_defer, .take = worker_take,
+                    .pool = P, .id = -1, .slot = (int)(s - P->slots)};
+
+    pthread_mutex_lock(&P->lock);
+    for (;;) {
+        int i, status;
+        while (!P->jstop && s->state > 0 && s->jstate == 2 && P->next < P->n &&
+               s->nqueued >= HW_AHEAD)
+            pthread_cond_wait(&s->feed, &P->lock);
+        if (P->jstop || s->state <= 0 || s->jstate != 2 || P->next >= P->n)
+            break;
+        i = P->next++;
+        P->feeding++;
+        pthread_mutex_unlock(&P->lock);
+        status = gf_job_run(&fw, &P->items[i]);
+        pthread_mutex_lock(&P->lock);
+        P->feeding--;
+        if (status != GF_JOB_PENDING)
+            record(P, &P->items[i], status);
+        pthread_cond_broadcast(&P->cond);
+    }
+    pthread_mutex_unlock(&P->lock);
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -705,13 +730,8 @@ static void *worker_main(void *arg)
             w->t_process = gf_now_ms() - gf_process_t0;
         status = j ? gf_job_resume(w, j) : gf_job_run(w, it);
         pthread_mutex_lock(&P->lock);
-        if (status == GF_JOB_PENDING)
-            continue;
-        it->status = status;
-        P->done++;
-        P->failed += status > 0;
-        P->skipped += status < 0;
-        pthread_cond_broadcast(&P->cond);
+        if (status != GF_JOB_PENDING) /* a worker has no offload: never */
+            record(P, it, status);
     }
     P->running--;
     pthread_cond_broadcast(&P->cond);
@@ -954,11 +974,10 @@ int gf_run(const gf_plan *p)
     P.t_start = gf_now_ms();
     pthread_mutex_init(&P.lock, NULL);
     pthread_cond_init(&P.cond, NULL);
-    P.cpu_ms_mpix = CPU_MS_PER_MPIX;
     for (int k = 0; k < GF_MAX_DEVICES; k++) {
         P.slots[k].P = &P;
-        P.slots[k].hw_ms_mpix = HW_MS_PER_MPIX;
         pthread_cond_init(&P.slots[k].jwork, NULL);
+        pthread_cond_init(&P.slots[k].feed, NULL);
     }
     if ((rc = build_list(&P)) || (rc = build_items(&P))) {
         fprintf(stderr, "gpufilt: %s\n", gf_errmsg());
@@ -972,10 +991,9 @@ int gf_run(const gf_plan *p)
     njobs = p->jobs ? p->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (njobs < 1)
         njobs = 1;
-    if (!p->jobs && p->batch && p->backend != GF_BACKEND_CPU)
-        njobs += njobs / 2; /* half of them may wait on the GPU while the rest use the
-                               cores; 1.5 a core was 2-11% faster than 2 on JPEG
-                               histogram batches, and equal on PNG ones */
+    /* one a core: no worker waits for a hardware decoder (its feeder thread
+     * does), and 16 workers on 16 cores ran a JPEG histogram batch in 2.0 s
+     * where 24 took 2.4 (docs/benchmarks.md) */
     if (njobs > P.n)
         njobs = P.n ? P.n : 1;
     P.njobs = njobs;
@@ -995,8 +1013,7 @@ int gf_run(const gf_plan *p)
     }
     for (int i = 0; i < njobs; i++)
         workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
-                                 .offload = p->batch ? worker_offload : NULL,
-                                 .take = worker_take, .note_cpu_jpeg = worker_note,
+                                 .take = worker_take, .jpeg_seen = worker_jpeg_seen,
                                  .gpu_encode = worker_gpu_encode, .gpu_lost = worker_gpu_lost,
                                  .pool = &P, .id = i};
     run_workers(&P, workers, njobs);
@@ -1014,8 +1031,10 @@ join:
         notice(&P);
     pthread_mutex_lock(&P.lock);
     P.jstop = 1;
-    for (int k = 0; k < P.nslots; k++)
+    for (int k = 0; k < P.nslots; k++) {
         pthread_cond_broadcast(&P.slots[k].jwork);
+        pthread_cond_broadcast(&P.slots[k].feed);
+    }
     pthread_mutex_unlock(&P.lock);
     /* every output is written and renamed by now; the GPU contexts are left
      * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
@@ -1023,6 +1042,8 @@ join:
         slot *s = &P.slots[k];
         if (s->jthread_on)
             pthread_join(s->jthread, NULL);
+        if (s->fthread_on)
+            pthread_join(s->fthread, NULL);
         for (int i = 0; i < s->nready; i++)
             gf_gpu_finish(s->ready[i]);
         free(s->ready);
@@ -1043,7 +1064,9 @@ done:
     free(workers);
     pthread_mutex_destroy(&P.lock);
     pthread_cond_destroy(&P.cond);
-    for (int k = 0; k < GF_MAX_DEVICES; k++)
+    for (int k = 0; k < GF_MAX_DEVICES; k++) {
         pthread_cond_destroy(&P.slots[k].jwork);
+        pthread_cond_destroy(&P.slots[k].feed);
+    }
     return status;
 }
