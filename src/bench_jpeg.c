@@ -364,10 +364,9 @@ static int png_pass(gf_image *ims, int n)
     return rc ? GF_EINTERNAL : 0;
 }
 
-/* Adds a row: ms a photo, its decoded bytes, the speedup over base (ms a
- * photo; 0: none). */
+/* Adds a row: ms a photo, the speedup over base (ms a photo; 0: none). */
 static void row(gf_bench_table *t, const char *exp, const char *variant, double ms_pass,
-                const photos *ph, double bytes, double base, int check)
+                const photos *ph, double base, int check)
 {
     /* no bytes: a decoder's rate is images/s (in the notes), not a copy's share */
     gf_row *r = gf_table_add(&t->t, exp, variant, ms_pass / ph->n, 0);
@@ -396,21 +395,19 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
     gf_jpeg_gpu *j = NULL;
     char exp[48];
     const int threads = gf_cpu_threads();
-    double cpu_ms = 0, cpu_gray_ms = 0, bytes = 0, hw_rate = 0, cpu_rate = 0;
+    double cpu_ms = 0, cpu_gray_ms = 0, hw_rate = 0, cpu_rate = 0;
     int rc = dir ? read_dir(&ph, dir, n) : generate_all(&ph, n), hw_files = 0;
 
     memset(&o, 0, sizeof o);
     if (rc == 0)
         rc = shapes(&ph);
-    for (int i = 0; i < ph.n; i++)
-        bytes += (double)ph.shape[i].width * ph.shape[i].height * ph.shape[i].channels;
     snprintf(exp, sizeof exp, "jpeg decode %.1f MP x %d", ph.n ? ph.mpix / ph.n : 0, ph.n);
     if (rc == 0)
         TIMED(reps, cpu_ms, rc, cpu_pass(&ph, 0));
     if (rc == 0) {
         char v[24];
         snprintf(v, sizeof v, "cpu %dt", threads);
-        row(t, exp, v, cpu_ms, &ph, bytes, 0, -1);
+        row(t, exp, v, cpu_ms, &ph, 0, -1);
         cpu_rate = ph.n / (cpu_ms / 1e3);
         note(t, "jpeg, images/s: cpu %.0f", cpu_rate);
         TIMED(reps, cpu_gray_ms, rc, cpu_pass(&ph, GF_DECODE_LUMA));
@@ -418,7 +415,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
     if (rc == 0) {
         char v[24];
         snprintf(v, sizeof v, "cpu %dt luma", threads);
-        row(t, exp, v, cpu_gray_ms, &ph, bytes / 3, 0, -1);
+        row(t, exp, v, cpu_gray_ms, &ph, 0, -1);
         note(t, "cpu luma %.0f", ph.n / (cpu_gray_ms / 1e3));
     }
     if (rc == 0 && gpu && (rc = outs_alloc(gpu, &ph, 3, &o)) == 0) {
@@ -433,7 +430,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             exact = hw_exact(gpu, j, &ph, &o);
             TIMED(reps, ms, rc, hw_pass(j, &ph, 3, &o, &done));
             if (rc == 0) {
-                row(t, exp, names[b], ms, &ph, bytes, cpu_ms / ph.n, b == 0 ? exact : -1);
+                row(t, exp, names[b], ms, &ph, cpu_ms / ph.n, b == 0 ? exact : -1);
                 note(t, "%s %.0f (%d of %d files%s)", names[b], done / (ms / 1e3), done, ph.n,
                      exact == 1 ? ", libjpeg-turbo's pixels" : exact == 0 ? ", other pixels" : "");
                 if (b == 0) {
@@ -444,7 +441,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             if (rc == 0 && b == 0) {
                 TIMED(reps, ms, rc, hw_pass(j, &ph, 1, &o, &done));
                 if (rc == 0) {
-                    row(t, exp, "hardware luma", ms, &ph, bytes / 3, cpu_gray_ms / ph.n, -1);
+                    row(t, exp, "hardware luma", ms, &ph, cpu_gray_ms / ph.n, -1);
                     note(t, "hardware luma %.0f", done / (ms / 1e3));
                 }
             }
@@ -468,12 +465,11 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
     if (rc == 0) { /* PNG encoding alone, of the first photos decoded */
         const int np = ph.n < PNG_PHOTOS ? ph.n : PNG_PHOTOS;
         gf_image *ims = calloc((size_t)np, sizeof *ims);
-        double ms = 0, out_bytes = 0;
+        double ms = 0;
         rc = ims ? 0 : gf_err(GF_EINTERNAL, NULL, "out of memory");
         for (int i = 0; i < np && rc == 0; i++) {
             gf_load_info info;
             rc = gf_decode("photo", ph.data[i], ph.len[i], &limits, 0, &ims[i], &info);
-            out_bytes += (double)ims[i].width * ims[i].height * ims[i].channels;
         }
         if (rc == 0)
             TIMED(reps, ms, rc, png_pass(ims, np));
