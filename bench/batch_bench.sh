@@ -48,7 +48,7 @@ cat "$w"/p420/* "$w"/p444/* >/dev/null # both sets in the page cache, for every 
 # PNG encoding alone (gpufilt bench jpeg)
 for set in ${BATCH_SETS-p420 p444}; do
 	echo "== limits, $set: gpufilt bench jpeg"
-	./gpufilt bench jpeg --photos "$w/$set" --count "$n" --reps 3 | grep -v '^copy'
+	./gpufilt bench jpeg --photos "$w/$set" --count "$n" --reps 1 | grep -v '^copy'
 done
 
 # OpenCV-Python: the same jobs, a pool of one process per core

@@ -175,6 +175,16 @@ static void *gpu_start_main(void *arg)
     const gf_plan *p = P->plan;
     int devices[GF_MAX_DEVICES], n = 0, count = 0, rc = 0, usable = 0;
 
+    /* nvJPEG's hardware decoder takes about a second to start (more than
+     * the driver and the context): a batch that starts with a .jpg name
+     * starts the first GPU's decoder before anything else */
+    if (p->batch && P->n > 0 && gf_job_gpu_jpeg(p) &&
+        gf_format_from_name(P->items[0].path) == GF_FMT_JPEG) {
+        pthread_mutex_lock(&P->lock);
+        P->slots[0].device = p->ndevices ? p->devices[0] : 0;
+        start_jpeg(&P->slots[0]);
+        pthread_mutex_unlock(&P->lock);
+    }
     if (p->ndevices) {
         memcpy(devices, p->devices, (size_t)p->ndevices * sizeof *devices);
         n = p->ndevices;
@@ -693,10 +703,10 @@ static void *feeder_main(void *arg)
     pthread_mutex_lock(&P->lock);
     for (;;) {
         int i, status;
-        while (!P->jstop && s->state > 0 && s->jstate == 2 && P->next < P->n &&
+        while (!P->jstop && s->state >= 0 && s->jstate == 2 && P->next < P->n &&
                s->nqueued >= HW_AHEAD)
             pthread_cond_wait(&s->feed, &P->lock);
-        if (P->jstop || s->state <= 0 || s->jstate != 2 || P->next >= P->n)
+        if (P->jstop || s->state < 0 || s->jstate != 2 || P->next >= P->n)
             break;
         i = P->next++;
         P->feeding++;
@@ -1031,14 +1041,14 @@ join:
         notice(&P);
     pthread_mutex_lock(&P.lock);
     P.jstop = 1;
-    for (int k = 0; k < P.nslots; k++) {
+    for (int k = 0; k < GF_MAX_DEVICES; k++) {
         pthread_cond_broadcast(&P.slots[k].jwork);
         pthread_cond_broadcast(&P.slots[k].feed);
     }
     pthread_mutex_unlock(&P.lock);
     /* every output is written and renamed by now; the GPU contexts are left
      * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
-    for (int k = 0; k < P.nslots; k++) {
+    for (int k = 0; k < GF_MAX_DEVICES; k++) {
         slot *s = &P.slots[k];
         if (s->jthread_on)
             pthread_join(s->jthread, NULL);
