@@ -783,7 +783,9 @@ int gf_bench_main(int argc, char **argv)
             fputs(usage_line, stdout);
             fputs("\nExperiments (default: all):\n", stdout);
             printf("  %-10s device-to-device copy: the floor (always runs first)\n", "copy");
-            for (int i = 1; i + 1 < nexp; i++) {
+            for (int i = 1; i < nexp; i++) {
+                if (exps[i].run != bench_group)
+                    continue;
                 printf("  %-10s stages:", exps[i].name);
                 for (int s = 0; gf_stages[s]; s++)
                     if (!strcmp(gf_stages[s]->group, exps[i].name)) {
