@@ -673,13 +673,22 @@ make_batch() {
 	[[ "$output" == *"gpufilt: 0 processed, 0 failed"* ]]
 }
 
-@test "batch: --jobs 1 and --jobs 4 write identical bytes" {
+@test "batch: --jobs 1, --jobs 4 and single-file runs write identical bytes" {
 	make_batch
 	rm in/corrupt.png in/truncated.png
+	cp "$SAMPLES/hubble_deep_field.jpg" in/ # a second JPEG, as photo batches have
 	"$GPUFILT" --mean 5 --hist 'j1/{stem}.json' -o j1/ --jobs 1 in/* -q
 	"$GPUFILT" --mean 5 --hist 'j4/{stem}.json' -o j4/ --jobs 4 in/* -q
+	"$GPUFILT" --mean 5 --hist 'jd/{stem}.json' -o jd/ in/* -q
 	diff -r j1 j4
-	[ "$(ls j1 | wc -l)" -eq 10 ]
+	diff -r j1 jd
+	[ "$(ls j1 | wc -l)" -eq 12 ]
+	for f in in/*; do
+		stem=$(basename "${f%.*}")
+		"$GPUFILT" "$f" --mean 5 --hist one.json -o one.png -q
+		cmp one.png "j1/$stem.png"
+		cmp one.json "j1/$stem.json"
+	done
 }
 
 @test "batch: --skip-existing resumes; a killed batch leaves only whole files" {
