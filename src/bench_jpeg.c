@@ -98,12 +98,6 @@ static int generate_all(photos *ph, int n)
     return rc ? GF_EINTERNAL : 0;
 }
 
-static int is_jpeg_name(const char *s)
-{
-    const char *dot = strrchr(s, '.');
-    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg"));
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -120,7 +114,7 @@ static int read_dir(photos *ph, const char *dir, int n)
     if (!d)
         return gf_err(GF_ENOINPUT, dir, "cannot open the folder");
     while ((e = readdir(d)) && count < MAX_FILES) {
-        if (!is_jpeg_name(e->d_name))
+        if (gf_format_from_name(e->d_name) != GF_FMT_JPEG)
             continue;
         if (count == cap) {
             char **m = realloc(names, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *names);
@@ -171,18 +165,6 @@ static int shapes(photos *ph)
         ph->mpix += (double)w * h / 1e6;
     }
     return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* libjpeg-turbo on `threads` threads over files [0, n), flags as gf_decode's;
@@ -288,24 +270,6 @@ static int hw_exact(gf_gpu *gpu, gf_jpeg_gpu *j, const photos *ph, outs *o)
     return equal;
 }
 
-/* The median of reps timed passes of fn (after one untimed), in ms. */
-#define TIMED(reps, ms, rc, pass)                                                             \
-    do {                                                                                      \
-        double *t_ = calloc((size_t)(reps) + 1, sizeof *t_);                                  \
-        if (!t_) {                                                                            \
-            rc = gf_err(GF_EINTERNAL, NULL, "out of memory");                                 \
-            break;                                                                            \
-        }                                                                                     \
-        for (int r_ = -1; r_ < (reps) && rc == 0; r_++) {                                     \
-            const double t0_ = gf_now_ms();                                                   \
-            rc = (pass);                                                                      \
-            if (r_ >= 0)                                                                      \
-                t_[r_] = gf_now_ms() - t0_;                                                   \
-        }                                                                                     \
-        ms = rc ? 0 : median(t_, reps);                                                       \
-        free(t_);                                                                             \
-    } while (0)
-
 /* Hardware batches and the CPU at once, pulling from one counter over
  * `total` files: the hardware `BATCH` at a time, each CPU thread one. */
 static int combined_pass(gf_jpeg_gpu *j, const photos *ph, outs *o, int total, int threads,
@@ -364,6 +328,44 @@ static int png_pass(gf_image *ims, int n)
     return rc ? GF_EINTERNAL : 0;
 }
 
+/* One timed pass: which, and what it takes. */
+typedef struct pass {
+    enum { PASS_CPU, PASS_HW, PASS_BOTH, PASS_PNG } kind;
+    const photos *ph;
+    int arg;          /* CPU: gf_decode's flags; hardware: channels; both: files; PNG: images */
+    gf_jpeg_gpu *j;
+    outs *o;
+    gf_image *ims;
+    int threads;
+    int *count;       /* hardware, both: files the hardware decoded */
+} pass;
+
+static int run_pass(const pass *q)
+{
+    switch (q->kind) {
+    case PASS_CPU: return cpu_pass(q->ph, q->arg);
+    case PASS_HW: return hw_pass(q->j, q->ph, q->arg, q->o, q->count);
+    case PASS_BOTH: return combined_pass(q->j, q->ph, q->o, q->arg, q->threads, q->count);
+    default: return png_pass(q->ims, q->arg);
+    }
+}
+
+/* *ms: the median of reps timed runs of pass q (after one untimed), in ms. */
+static int timed(int reps, const pass *q, double *ms)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    int rc = t ? 0 : gf_err(GF_EINTERNAL, NULL, "out of memory");
+
+    for (int r = -1; r < reps && rc == 0; r++) {
+        const double t0 = gf_now_ms();
+        if ((rc = run_pass(q)) == 0 && r >= 0)
+            t[r] = gf_now_ms() - t0;
+    }
+    *ms = rc ? 0 : gf_median(t, reps);
+    free(t);
+    return rc;
+}
+
 /* Adds a row: ms a photo, the speedup over base (ms a photo; 0: none). */
 static void row(gf_bench_table *t, const char *exp, const char *variant, double ms_pass,
                 const photos *ph, double base, int check)
@@ -403,14 +405,15 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
         rc = shapes(&ph);
     snprintf(exp, sizeof exp, "jpeg decode %.1f MP x %d", ph.n ? ph.mpix / ph.n : 0, ph.n);
     if (rc == 0)
-        TIMED(reps, cpu_ms, rc, cpu_pass(&ph, 0));
+        rc = timed(reps, &(pass){.kind = PASS_CPU, .ph = &ph, .arg = 0}, &cpu_ms);
     if (rc == 0) {
         char v[24];
         snprintf(v, sizeof v, "cpu %dt", threads);
         row(t, exp, v, cpu_ms, &ph, 0, -1);
         cpu_rate = ph.n / (cpu_ms / 1e3);
         note(t, "jpeg, images/s: cpu %.0f", cpu_rate);
-        TIMED(reps, cpu_gray_ms, rc, cpu_pass(&ph, GF_DECODE_LUMA));
+        rc = timed(reps, &(pass){.kind = PASS_CPU, .ph = &ph, .arg = GF_DECODE_LUMA},
+                   &cpu_gray_ms);
     }
     if (rc == 0) {
         char v[24];
@@ -427,8 +430,9 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
                 note(t, "nvJPEG %s: unavailable", names[b]);
                 continue;
             }
+            pass q = {.kind = PASS_HW, .ph = &ph, .arg = 3, .j = j, .o = &o, .count = &done};
             exact = hw_exact(gpu, j, &ph, &o);
-            TIMED(reps, ms, rc, hw_pass(j, &ph, 3, &o, &done));
+            rc = timed(reps, &q, &ms);
             if (rc == 0) {
                 row(t, exp, names[b], ms, &ph, cpu_ms / ph.n, b == 0 ? exact : -1);
                 note(t, "%s %.0f (%d of %d files%s)", names[b], done / (ms / 1e3), done, ph.n,
@@ -439,7 +443,8 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
                 }
             }
             if (rc == 0 && b == 0) {
-                TIMED(reps, ms, rc, hw_pass(j, &ph, 1, &o, &done));
+                q.arg = 1; /* the luma */
+                rc = timed(reps, &q, &ms);
                 if (rc == 0) {
                     row(t, exp, "hardware luma", ms, &ph, cpu_gray_ms / ph.n, -1);
                     note(t, "hardware luma %.0f", done / (ms / 1e3));
@@ -448,7 +453,9 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             if (rc == 0 && b == 0 && hw_files) { /* both at once, as a batch decodes */
                 const int total = 4 * ph.n;
                 int got = 0;
-                TIMED(reps, ms, rc, combined_pass(j, &ph, &o, total, threads, &got));
+                q = (pass){.kind = PASS_BOTH, .ph = &ph, .arg = total, .j = j, .o = &o,
+                           .threads = threads, .count = &got};
+                rc = timed(reps, &q, &ms);
                 if (rc == 0) {
                     gf_row *r = gf_table_add(&t->t, exp, "hw+cpu", ms / total, 0);
                     r->speedup = (cpu_ms / ph.n) / (ms / total);
@@ -472,7 +479,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             rc = gf_decode("photo", ph.data[i], ph.len[i], &limits, 0, &ims[i], &info);
         }
         if (rc == 0)
-            TIMED(reps, ms, rc, png_pass(ims, np));
+            rc = timed(reps, &(pass){.kind = PASS_PNG, .ims = ims, .arg = np}, &ms);
         if (rc == 0) {
             char e[48], v[24];
             gf_row *r;
