@@ -486,7 +486,7 @@ static int finish(gf_worker *w, gf_job *j, int rc)
 
 /* A feeder of a hardware decoder (w->offload set) hands job j, read, on:
  * to the decoder when its file is a JPEG the decoder takes, else to the CPU
- * workers. 1 when the pool took it. An error in its layouts is returned in
+ * workers. 1 when handed on; 0 otherwise, with an error in its layouts in
  * *rc. */
 static int offload(gf_worker *w, gf_job *j, int *rc)
 {
@@ -496,20 +496,20 @@ static int offload(gf_worker *w, gf_job *j, int *rc)
 
     if (!w->offload)
         return 0;
-    j->t_queued = gf_now_ms();
-    if (!gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
-                               &j->shape.width, &j->shape.height, &subsamp, &info)) {
-        j->status = GF_JPEG_GPU_REFUSED;
-        j->rep = w->rep;
-        return w->defer(w, j);
+    j->status = GF_JPEG_GPU_REFUSED;
+    if (gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
+                              &j->shape.width, &j->shape.height, &subsamp, &info)) {
+        j->shape.channels = info.channels;
+        j->shape.bits = 8;
+        j->nstages = file_stages(p, &info, j->stages, &j->first);
+        if ((*rc = check_layouts(p, j->it, j->stages, j->nstages, &j->shape, &w->rep)))
+            return 0;
+        j->status = GF_JPEG_GPU_FAILED; /* until the decoder says */
     }
-    j->shape.channels = info.channels;
-    j->shape.bits = 8;
-    j->nstages = file_stages(p, &info, j->stages, &j->first);
-    if ((*rc = check_layouts(p, j->it, j->stages, j->nstages, &j->shape, &w->rep)))
-        return 0;
     j->rep = w->rep; /* before another worker may resume it */
-    return w->offload(w, j);
+    j->t_queued = gf_now_ms();
+    w->offload(w, j);
+    return 1;
 }
 
 int gf_job_run(gf_worker *w, gf_item *it)
@@ -526,7 +526,7 @@ int gf_job_run(gf_worker *w, gf_item *it)
     rep->backend = "cpu";
     if (!(j = calloc(1, sizeof *j))) {
         fprintf(stderr, "gpufilt: %s: out of memory\n", rep->input);
-        return GF_EINTERNAL;
+        return -GF_EINTERNAL;
     }
     j->it = it;
     j->t_start = w->t_lap = gf_now_ms();

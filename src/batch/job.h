@@ -54,15 +54,11 @@ typedef struct gf_job {
     struct gf_job *next;
 } gf_job;
 
-/* Hands job j (read; a JPEG the hardware decoder can take, of j->shape) to
- * the pool's hardware decoder: 1 when the pool took it (it comes back to a
- * worker of the same GPU through gf_job_resume), 0 when the caller decodes
- * it itself. */
-typedef int (*gf_offload_fn)(gf_worker *w, gf_job *j);
-
-/* Hands job j (read; not for the hardware decoder) to the pool's CPU
- * workers, which finish it through gf_job_resume: 1 when taken. */
-typedef int (*gf_defer_fn)(gf_worker *w, gf_job *j);
+/* Hands job j, read, to the pool, which finishes it through gf_job_resume
+ * on a worker: with j->status GF_JPEG_GPU_FAILED (a JPEG the hardware takes,
+ * of j->shape) after the hardware decoder, on a worker of its GPU; with
+ * GF_JPEG_GPU_REFUSED on any CPU worker, which decodes it. */
+typedef void (*gf_offload_fn)(gf_worker *w, gf_job *j);
 
 /* Copies j->hw into the pipeline's input `in` (device, on gpu's stream, the
  * GPU j->hw is on) and gives j->hw back to the pool; with in NULL, only
@@ -85,7 +81,6 @@ struct gf_worker {
     gf_gpu_fn get_gpu;
     gf_choose_fn choose;
     gf_offload_fn offload; /* a feeder of a hardware decoder; NULL: a worker */
-    gf_defer_fn defer;
     gf_take_fn take;
     gf_jpeg_seen_fn jpeg_seen;
     gf_gpu_encode_fn gpu_encode;

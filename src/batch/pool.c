@@ -126,6 +126,14 @@ static void notice(pool *P)
     P->notice_done = 1;
 }
 
+/* 1 when the batch decodes JPEGs on the hardware and its first name is a
+ * .jpg: decoders start with CUDA, not at the first JPEG a worker meets. */
+static int starts_with_jpeg(const pool *P)
+{
+    return P->plan->batch && P->n > 0 && gf_job_gpu_jpeg(P->plan) &&
+           gf_format_from_name(P->items[0].path) == GF_FMT_JPEG;
+}
+
 /* Opens GPU s: its context, warmed, and its workers' streams; then says so. */
 static void *slot_start(void *arg)
 {
@@ -136,10 +144,7 @@ static void *slot_start(void *arg)
     gf_gpu *g = NULL;
     int rc, n = 0;
 
-    /* a batch that starts with a .jpg name starts nvJPEG beside the context
-     * (otherwise the first JPEG a worker finds starts it) */
-    if (p->batch && P->n > 0 && gf_job_gpu_jpeg(p) &&
-        gf_format_from_name(P->items[0].path) == GF_FMT_JPEG) {
+    if (starts_with_jpeg(P)) { /* its decoder beside the context */
         pthread_mutex_lock(&P->lock);
         start_jpeg(s);
         pthread_mutex_unlock(&P->lock);
@@ -176,10 +181,8 @@ static void *gpu_start_main(void *arg)
     int devices[GF_MAX_DEVICES], n = 0, count = 0, rc = 0, usable = 0;
 
     /* nvJPEG's hardware decoder takes about a second to start (more than
-     * the driver and the context): a batch that starts with a .jpg name
-     * starts the first GPU's decoder before anything else */
-    if (p->batch && P->n > 0 && gf_job_gpu_jpeg(p) &&
-        gf_format_from_name(P->items[0].path) == GF_FMT_JPEG) {
+     * the driver and the context): the first GPU's starts before anything */
+    if (starts_with_jpeg(P)) {
         pthread_mutex_lock(&P->lock);
         P->slots[0].device = p->ndevices ? p->devices[0] : 0;
         start_jpeg(&P->slots[0]);
@@ -327,6 +330,7 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
     pthread_mutex_lock(&P->lock);
     if (w->gpu && P->slots[w->slot].state > 0) {
         s = &P->slots[w->slot];
+        pthread_mutex_unlock(&P->lock);
     } else {
         const int no_wait = p->batch && p->backend == GF_BACKEND_AUTO && !p->gpu_forced;
         int k;
@@ -368,9 +372,7 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
             if (gf_gpu_open(s->device, &w->gpu, NULL, 0))
                 s = NULL; /* this file on the CPU; the next asks again */
         }
-        pthread_mutex_lock(&P->lock);
     }
-    pthread_mutex_unlock(&P->lock);
     if (rc == 0 && !s && !rep->why[0] && P->gpu_state < 0)
         snprintf(rep->why, sizeof rep->why, "no usable GPU");
     if (rc == 0 && s && w->gpu) {
@@ -626,24 +628,18 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
             j = pop(&P->slots[w->slot].dhead, &P->slots[w->slot].dtail);
         else if (P->rhead)
             j = pop(&P->rhead, &P->rtail);
-        if (j) {
-            P->inflight--;
-            return j;
-        }
-        if (P->next < P->n) {
+        else if (P->next < P->n)
             *item = P->next++;
+        else if (P->inflight == 0 && P->feeding == 0)
             return NULL;
-        }
-        if (P->inflight == 0 && P->feeding == 0)
-            return NULL;
-        /* nothing else to do: another GPU's decoded file (this worker's GPU
-         * is another, or none: it decodes the file again on the CPU) */
-        for (int k = 0; k < P->nslots && !j; k++)
-            j = pop(&P->slots[k].dhead, &P->slots[k].dtail);
-        if (j) {
+        else /* nothing else to do: another GPU's decoded file (this worker's
+              * GPU is another, or none: it decodes the file again on the CPU) */
+            for (int k = 0; k < P->nslots && !j; k++)
+                j = pop(&P->slots[k].dhead, &P->slots[k].dtail);
+        if (j)
             P->inflight--;
+        if (j || *item >= 0)
             return j;
-        }
         pthread_cond_wait(&P->cond, &P->lock);
     }
 }
@@ -658,35 +654,25 @@ static void record(pool *P, gf_item *it, int status)
     pthread_cond_broadcast(&P->cond);
 }
 
-/* A feeder's offload: job j into its decoder's queue. */
-static int feeder_offload(gf_worker *w, gf_job *j)
+/* A feeder's offload: job j into its decoder's queue, or, refused, to the
+ * CPU workers. */
+static void feeder_offload(gf_worker *w, gf_job *j)
 {
     pool *P = w->pool;
     slot *s = &P->slots[w->slot];
 
     pthread_mutex_lock(&P->lock);
     j->slot = w->slot;
-    j->status = GF_JPEG_GPU_FAILED; /* until the decoder says */
-    push(&s->qhead, &s->qtail, j);
-    s->nqueued++;
     P->inflight++;
-    pthread_cond_signal(&s->jwork);
+    if (j->status == GF_JPEG_GPU_REFUSED) {
+        push(&P->rhead, &P->rtail, j);
+        pthread_cond_broadcast(&P->cond);
+    } else {
+        push(&s->qhead, &s->qtail, j);
+        s->nqueued++;
+        pthread_cond_signal(&s->jwork);
+    }
     pthread_mutex_unlock(&P->lock);
-    return 1;
-}
-
-/* A feeder's defer: job j to the CPU workers. */
-static int feeder_defer(gf_worker *w, gf_job *j)
-{
-    pool *P = w->pool;
-
-    pthread_mutex_lock(&P->lock);
-    j->slot = w->slot;
-    push(&P->rhead, &P->rtail, j);
-    P->inflight++;
-    pthread_cond_broadcast(&P->cond);
-    pthread_mutex_unlock(&P->lock);
-    return 1;
 }
 
 /* A GPU's feeder: while its decoder is usable, takes the list's next file
@@ -697,7 +683,7 @@ static void *feeder_main(void *arg)
     slot *s = arg;
     pool *P = s->P;
     gf_worker fw = {.plan = P->plan, .get_gpu = worker_gpu, .choose = choose_backend,
-                    .offload = feeder_offload, .defer = feeder_defer, .take = worker_take,
+                    .offload = feeder_offload, .take = worker_take,
                     .pool = P, .id = -1, .slot = (int)(s - P->slots)};
 
     pthread_mutex_lock(&P->lock);

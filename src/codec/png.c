@@ -302,14 +302,14 @@ out:
  * minus the mean of the byte one pixel to its left and the byte above it,
  * both of the unfiltered image, so it vectorises): on the photo corpus
  * (docs/benchmarks.md) its output was 3.9% smaller than Up's with
- * libdeflate, 4.2% with ISA-L, at 1 ms more filtering a 2400x1600 RGB image.
+ * libdeflate, 4.2% with ISA-L.
  * The filtered rows are deflated by
  *   - levels 1 and 2: ISA-L's igzip at its level 1 or 2, in segments of
  *     SEGMENT_BYTES of rows from SEGMENT_MIN_BYTES, deflated in parallel
  *     (each a raw deflate stream ended with a full flush, the last with the
  *     final block, joined into one zlib stream as pigz does, one IDAT chunk
  *     each), below that in one piece; igzip deflated the corpus 2.1 times as
- *     fast as libdeflate at level 1, its files 1.3% larger (third_party/README.md);
+ *     fast as libdeflate at level 1, its files 1.3-1.5% larger (third_party/README.md);
  *   - level 0 (stored) and 3 to 12: libdeflate, in one piece.
  * The segments depend only on the image's size and the level, so the bytes
  * do not depend on the number of cores. */
@@ -362,8 +362,8 @@ static const unsigned char *stored_row(const gf_image *im, int y, size_t n, unsi
  * floor((a + b) / 2), written as the rounded-up mean less the low bit of
  * a ^ b: compilers make the first one instruction (x86 pavgb, Arm urhadd). */
 GF_CLONES GF_VECTORIZE static void average_row(const unsigned char *restrict cur,
-                                  const unsigned char *restrict up, size_t n, size_t bpp,
-                                  unsigned char *restrict f)
+                                               const unsigned char *restrict up, size_t n,
+                                               size_t bpp, unsigned char *restrict f)
 {
     f[0] = FILTER_AVERAGE;
     f++;
