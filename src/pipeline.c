@@ -364,10 +364,11 @@ static int fetch_result(gf_gpu *gpu, const gf_stage *s, const gf_dimage *img,
     return rc;
 }
 
-/* gpu's buffers for an input of shape in: d[0] (the input), d[1] and, with
+/* gpu's buffers for an input of shape in: d[0] (the input) unless
+ * from_input (the input has a buffer of its own), d[1] and, with
  * --compare, d[2] for images; *dv for report values. */
-static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, gf_dimage *d,
-                        gf_dimage *dv)
+static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, int from_input,
+                        gf_dimage *d, gf_dimage *dv)
 {
     size_t cap, vcap;
     int rc = 0;
@@ -375,21 +376,19 @@ static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, 
     memset(d, 0, 3 * sizeof *d);
     memset(dv, 0, sizeof *dv);
     plan_buffers(pl, in, &cap, &vcap);
-    for (int i = 0; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
+    for (int i = from_input; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
         rc = gf_gpu_buffer(gpu, i, cap, &d[i]);
     if (rc == 0 && vcap)
         rc = gf_gpu_buffer(gpu, 3, vcap, dv);
     return rc;
 }
 
-int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *shape, gf_dimage *in)
+size_t gf_pipeline_capacity(const gf_pipeline *pl, const gf_shape *shape)
 {
-    gf_dimage d[3], dv;
-    int rc = cuda_buffers(pl, gpu, shape, d, &dv);
+    size_t cap, vcap;
 
-    if (rc == 0 && (rc = gf_dimage_shape(&d[0], shape)) == 0)
-        *in = d[0];
-    return rc;
+    plan_buffers(pl, shape, &cap, &vcap);
+    return cap;
 }
 
 /* The stages on the device from d[0]; host is the input on the host for
@@ -454,7 +453,7 @@ static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image 
     gf_dimage d[3], dv;
     const gf_shape sh = gf_image_shape(img);
     double ms;
-    int rc = cuda_buffers(pl, gpu, &sh, d, &dv);
+    int rc = cuda_buffers(pl, gpu, &sh, 0, d, &dv);
 
     if (rc == 0 && (rc = gf_gpu_upload(gpu, img, &d[0], &ms)) == 0) {
         gf_report_step(rep, "upload", NULL, ms,
@@ -472,14 +471,17 @@ int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *
 {
     gf_dimage d[3], dv;
     const gf_shape sh = gf_dimage_shape_of(in);
+    const size_t need = gf_pipeline_capacity(pl, &sh);
     int rc;
 
     if (pl->compare)
         return gf_err(GF_EINTERNAL, NULL, "--compare needs the input on the host");
-    if ((rc = cuda_buffers(pl, gpu, &sh, d, &dv)))
+    if (in->capacity < need)
+        return gf_err(GF_EINTERNAL, NULL,
+                      "the input's device buffer holds %zu bytes; the stages need %zu",
+                      in->capacity, need);
+    if ((rc = cuda_buffers(pl, gpu, &sh, 1, d, &dv)))
         return rc;
-    if (d[0].data != in->data)
-        return gf_err(GF_EINTERNAL, NULL, "the input is not in the pipeline's first buffer");
     d[0] = *in;
     return run_stages_cuda(pl, gpu, d, &dv, NULL, out, final, rep, results);
 }

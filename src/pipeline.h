@@ -36,15 +36,19 @@ typedef struct gf_pipeline {
 int gf_pipeline_run(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image *out,
                     int *owned, gf_dimage *final, gf_report *rep, gf_result *results);
 
-/* The device image, in gpu's buffers, that the pipeline takes an input of
- * shape `shape` from, shaped: a decoder on the device (nvJPEG) writes
- * there, then gf_pipeline_run_device runs the stages. Errors: GF_EINTERNAL
- * (device memory). */
-int gf_pipeline_input(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *shape, gf_dimage *in);
+/* The device bytes a buffer needs to hold an input of shape `shape` and
+ * every image pl's stages make from it: what a decoder on the device
+ * (nvJPEG) allocates for an input that gf_pipeline_run_device runs in. */
+size_t gf_pipeline_capacity(const gf_pipeline *pl, const gf_shape *shape);
 
-/* gf_pipeline_run on the GPU for an input already in *in (from
- * gf_pipeline_input); out and final as for gf_pipeline_run. Not with
- * --compare. */
+/* gf_pipeline_run on the GPU for an input already on the device: *in, in
+ * a buffer of gpu's device with at least gf_pipeline_capacity bytes, which
+ * the stages use as one of their two image buffers (its pixels are not
+ * kept). The buffer must stay allocated, and unused elsewhere, until the
+ * result is downloaded and *final is no longer read; the caller waits for
+ * gpu's stream (gf_gpu_sync) before it reuses it. out and final as for
+ * gf_pipeline_run. Not with --compare. Errors: GF_EINTERNAL (a buffer too
+ * small, CUDA errors). */
 int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *in,
                            gf_image *out, gf_dimage *final, gf_report *rep, gf_result *results);
 

@@ -380,19 +380,15 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
     return run_alone(w, it, &pl, &img, result, owned, all);
 }
 
-/* The stages of job j on gpu from the hardware decoder's output. */
+/* The stages of job j on gpu in the hardware decoder's output buffer. */
 static int run_decoded(gf_worker *w, gf_job *j, gf_gpu *gpu, gf_result *all, gf_image *result,
                        gf_dimage *dev)
 {
     const gf_plan *p = w->plan;
     gf_pipeline pl = {j->stages, j->nstages, 0};
-    gf_dimage in;
-    int rc;
 
     memset(dev, 0, sizeof *dev);
-    if ((rc = gf_pipeline_input(&pl, gpu, &j->shape, &in)) || (rc = w->take(w, gpu, j, &in)))
-        return rc;
-    return gf_pipeline_run_device(&pl, gpu, &in,
+    return gf_pipeline_run_device(&pl, gpu, &j->hw,
                                   j->it->out && !encodes_on_gpu(p, j->it, gpu) ? result : NULL,
                                   dev, &w->rep, all);
 }
@@ -426,8 +422,6 @@ static int finish(gf_worker *w, gf_job *j, int rc)
     } else if (rc == 0) {
         rc = run_file(w, j, 1, &gpu, all, &result, &owned, &dev);
     }
-    if (j->hw.data) /* not taken: back to the pool */
-        w->take(w, gpu, j, NULL);
     if (rc == GF_EINTERNAL && gpu && !p->compare && p->backend != GF_BACKEND_CUDA) {
         /* a GPU that failed (a CUDA error, device memory): no more of this
          * GPU for this run, and this file again on the CPU */
@@ -455,6 +449,8 @@ static int finish(gf_worker *w, gf_job *j, int rc)
         rc = write_reports(w, it, results);
     if (rc == 0 && it->out)
         rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
+    if (j->hw.data) /* the result is downloaded or encoded: the buffer is free */
+        w->give_back(w, gpu, j);
     if (rc == 0 || (p->compare && rep->compare.n)) {
         gf_report_step(rep, "total", NULL, gf_now_ms() - j->t_start + w->t_process, 0);
         rep->done_ms = gf_now_ms() - gf_process_t0;

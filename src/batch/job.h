@@ -48,7 +48,8 @@ typedef struct gf_job {
     int nstages, first;   /* the stages' count; the plan's first's index */
     gf_shape shape;       /* what the JPEG decodes to: width x height, 1 or 3 channels, 8 bits */
     gf_dimage hw;         /* the hardware decoder's output, in device memory of the GPU the
-                             pool queued it on; zeroed once taken */
+                             pool queued it on, with room for every image of its stages
+                             (gf_pipeline_capacity); zeroed once given back */
     int status;           /* GF_JPEG_GPU_DONE, _REFUSED or _FAILED (then the CPU decodes) */
     int slot;             /* the pool's GPU it was queued on */
     struct gf_job *next;
@@ -60,10 +61,9 @@ typedef struct gf_job {
  * GF_JPEG_GPU_REFUSED on any CPU worker, which decodes it. */
 typedef void (*gf_offload_fn)(gf_worker *w, gf_job *j);
 
-/* Copies j->hw into the pipeline's input `in` (device, on gpu's stream, the
- * GPU j->hw is on) and gives j->hw back to the pool; with in NULL, only
- * gives it back. Errors: GF_EINTERNAL. */
-typedef int (*gf_take_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in);
+/* Gives j->hw, which the stages may have run in, back to the pool once
+ * gpu's stream is done with it (gpu NULL: it was not used). */
+typedef void (*gf_give_back_fn)(gf_worker *w, gf_gpu *gpu, gf_job *j);
 
 /* The worker decoded a JPEG on the CPU: the pool may start its hardware
  * decoder. */
@@ -81,7 +81,7 @@ struct gf_worker {
     gf_gpu_fn get_gpu;
     gf_choose_fn choose;
     gf_offload_fn offload; /* a feeder of a hardware decoder; NULL: a worker */
-    gf_take_fn take;
+    gf_give_back_fn give_back;
     gf_jpeg_seen_fn jpeg_seen;
     gf_gpu_encode_fn gpu_encode;
     gf_gpu_lost_fn gpu_lost;

@@ -439,7 +439,8 @@ static void decoded(pool *P, slot *s, gf_job *j)
     }
 }
 
-/* The output buffers of a batch of n jobs, reused where one is large
+/* The output buffers of a batch of n jobs, each with room for its stages
+ * to run in it (a worker runs them there), reused where one is large
  * enough, shaped; 0, or an error (device memory). */
 static int batch_buffers(slot *s, gf_job **jobs, int n)
 {
@@ -447,7 +448,8 @@ static int batch_buffers(slot *s, gf_job **jobs, int n)
     int rc = 0, fresh = 0;
 
     for (int k = 0; k < n && rc == 0; k++) {
-        const size_t need = gf_dimage_bytes(&jobs[k]->shape);
+        const gf_pipeline pl = {jobs[k]->stages, jobs[k]->nstages, 0};
+        const size_t need = gf_pipeline_capacity(&pl, &jobs[k]->shape);
         pthread_mutex_lock(&P->lock);
         for (int i = 0; i < s->nspare; i++)
             if (s->spare[i].capacity >= need) {
@@ -530,26 +532,18 @@ static void *jpeg_main(void *arg)
     return NULL;
 }
 
-/* gf_worker's take: the decoded image into the pipeline's input, its
- * buffer back to its GPU. */
-static int worker_take(gf_worker *w, gf_gpu *gpu, gf_job *j, gf_dimage *in)
+/* gf_worker's give_back: j's decoded image's buffer back to its GPU, once
+ * gpu's stream is done with it. */
+static void worker_give_back(gf_worker *w, gf_gpu *gpu, gf_job *j)
 {
     pool *P = w->pool;
     slot *s = &P->slots[j->slot];
-    int rc = 0;
 
-    if (in) {
-        rc = in->pitch != j->hw.pitch
-                 ? gf_err(GF_EINTERNAL, NULL, "decoded image pitch %zu, pipeline's %zu",
-                          j->hw.pitch, in->pitch)
-                 : gf_gpu_copy(gpu, in->data, j->hw.data, j->hw.pitch * (size_t)j->hw.height);
-        if (rc == 0) /* the copy is done before the buffer is reused */
-            rc = gf_gpu_sync(gpu);
-    }
+    if (gpu)
+        gf_gpu_sync(gpu); /* on an error, the buffer is free all the same */
     pthread_mutex_lock(&P->lock);
     give_back(s, &j->hw);
     pthread_mutex_unlock(&P->lock);
-    return rc;
 }
 
 /* gf_worker's jpeg_seen: a list whose first file was no JPEG starts the
@@ -683,7 +677,7 @@ static void *feeder_main(void *arg)
     slot *s = arg;
     pool *P = s->P;
     gf_worker fw = {.plan = P->plan, .get_gpu = worker_gpu, .choose = choose_backend,
-                    .offload = feeder_offload, .take = worker_take,
+                    .offload = feeder_offload, .give_back = worker_give_back,
                     .pool = P, .id = -1, .slot = (int)(s - P->slots)};
 
     pthread_mutex_lock(&P->lock);
@@ -1009,7 +1003,7 @@ int gf_run(const gf_plan *p)
     }
     for (int i = 0; i < njobs; i++)
         workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
-                                 .take = worker_take, .jpeg_seen = worker_jpeg_seen,
+                                 .give_back = worker_give_back, .jpeg_seen = worker_jpeg_seen,
                                  .gpu_encode = worker_gpu_encode, .gpu_lost = worker_gpu_lost,
                                  .pool = &P, .id = i};
     run_workers(&P, workers, njobs);
