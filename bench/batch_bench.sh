@@ -15,8 +15,11 @@
 #   jpeg           --mean 5, JPEG out (quality 90): libjpeg-turbo (default)
 #                  and nvJPEG (--backend cuda) (4:2:0, colour)
 # BATCH_SETS (default "p420 p444"; empty for none) picks the chroma
-# subsamplings of the first two jobs; BATCH_EXTRA=0 leaves out the cpu and
-# jpeg jobs.
+# subsamplings of the first two jobs, BATCH_MODES (default "colour gray")
+# their modes; BATCH_EXTRA=0 leaves out the cpu and jpeg jobs. BATCH_LONG=K
+# adds a histogram run over the 4:2:0 photos listed K times (--files-from,
+# outputs by {index}): its rate, files done each second, and peak RSS
+# (/usr/bin/time -f %M, where it exists).
 # Images/s is files over the whole process's wall clock, start-up included
 # (the interpreter's too for OpenCV); "steady" is the second half's files
 # over the second half's time, from each file's done_ms. Where the time goes:
@@ -164,7 +167,7 @@ pair() {
 }
 
 for set in ${BATCH_SETS-p420 p444}; do
-	for mode in colour gray; do
+	for mode in ${BATCH_MODES-colour gray}; do
 		gray=
 		[ $mode = colour ] || gray=--gray
 		echo "== $set, $mode: --mean 5 + histogram CSV + PNG out"
@@ -174,6 +177,36 @@ for set in ${BATCH_SETS-p420 p444}; do
 		pair hist $mode "$set" "gpufilt $gray" $gray --hist "$w/o/{stem}.csv"
 	done
 done
+if [ "${BATCH_LONG:-0}" -gt 0 ]; then
+	k=0
+	while [ $k -lt "$BATCH_LONG" ]; do
+		ls "$w"/p420/*.jpg
+		k=$((k + 1))
+	done >"$w/long.list"
+	echo "== p420, colour: histogram CSV only, $(wc -l <"$w/long.list") entries (the photos $BATCH_LONG times)"
+	rm -rf "$w/o"
+	mkdir -p "$w/o"
+	timer=
+	[ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $w/rss"
+	t0=$(now)
+	$timer ./gpufilt --files-from "$w/long.list" --hist "$w/o/{index}.csv" --timings json \
+		2>"$w/t.json" >/dev/null || true
+	t1=$(now)
+	$py - "$w/t.json" "$(secs "$t0" "$t1")" "$([ -s "$w/rss" ] && cat "$w/rss")" <<'PY'
+import json, sys
+done = sorted(json.loads(l)["done_ms"] for l in open(sys.argv[1]) if l.startswith('{"input"') and '"steps"' in l)
+wall, rss = float(sys.argv[2]), sys.argv[3]
+h = len(done) // 2
+per_s = [0] * (int(done[-1] // 1000) + 1)
+for t in done:
+    per_s[int(t // 1000)] += 1
+print("  %d done, %.1f images/s (%.2f s), steady %.1f/s; peak RSS %s" %
+      (len(done), len(done) / wall, wall, (len(done) - h) / ((done[-1] - done[h - 1]) / 1e3),
+       "%.0f MB" % (int(rss) / 1024) if rss else "not measured"))
+print("  files done each second: " + ", ".join(str(c) for c in per_s))
+PY
+	rm -rf "$w/o"
+fi
 [ "${BATCH_EXTRA:-1}" = 1 ] || exit 0
 echo "== p420, colour: --mean 5 + histogram CSV + PNG out, --backend cpu"
 pair mean+hist+png colour p420 "gpufilt --backend cpu" --mean 5 --hist "$w/o/{stem}.csv" \

@@ -93,6 +93,15 @@ struct gf_jpeg_gpu {
 
 #define NVJ(call) ((call) == NVJPEG_STATUS_SUCCESS)
 
+extern "C" int gf_jpeg_gpu_load(void)
+{
+    pthread_once(&load_once, load);
+    if (!loaded)
+        return gf_err(GF_ENOGPU, NULL, "nvJPEG is not installed (%s)",
+                      load_error[0] ? load_error : "libnvjpeg.so.13 lacks a function");
+    return 0;
+}
+
 extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
 {
     return gf_jpeg_gpu_open_backend(device, GF_JPEG_BACKEND_HARDWARE, out);
@@ -103,12 +112,11 @@ extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **o
     static const nvjpegBackend_t backends[] = {NVJPEG_BACKEND_HARDWARE, NVJPEG_BACKEND_GPU_HYBRID,
                                                NVJPEG_BACKEND_HYBRID};
     gf_jpeg_gpu *j;
+    int rc;
 
     *out = NULL;
-    pthread_once(&load_once, load);
-    if (!loaded)
-        return gf_err(GF_ENOGPU, NULL, "nvJPEG is not installed (%s)",
-                      load_error[0] ? load_error : "libnvjpeg.so.13 lacks a function");
+    if ((rc = gf_jpeg_gpu_load()))
+        return rc;
     j = (gf_jpeg_gpu *)calloc(1, sizeof *j);
     if (!j)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
@@ -401,6 +409,11 @@ extern "C" int gf_jpeg_gpu_encode(gf_jpeg_gpu *j, void *stream, const gf_dimage 
 }
 
 #else /* no nvjpeg.h when gpufilt was built */
+
+extern "C" int gf_jpeg_gpu_load(void)
+{
+    return gf_err(GF_ENOGPU, NULL, "gpufilt was built without nvJPEG");
+}
 
 extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
 {

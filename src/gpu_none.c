@@ -69,6 +69,11 @@ int gf_seed_matmul_f32(const float *a, const float *b, float *c, int m, int n, i
     return NO_GPU;
 }
 
+int gf_jpeg_gpu_load(void)
+{
+    return NO_GPU;
+}
+
 int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
 {
     (void)device;

@@ -25,8 +25,15 @@ extern "C" {
 
 typedef struct gf_jpeg_gpu gf_jpeg_gpu;
 
+/* Loads the nvJPEG library (dlopen) without touching a GPU, once a
+ * process: a caller may do it while CUDA starts in another thread.
+ * gf_jpeg_gpu_open loads it too. Errors: GF_ENOGPU (nvJPEG missing, or
+ * gpufilt built without it). */
+int gf_jpeg_gpu_load(void);
+
 /* Opens nvJPEG's hardware decoder on GPU `device`, with a stream of its
- * own (the device's context must exist: gf_gpu_open). Takes about 0.3 s.
+ * own (the device's context must exist: gf_gpu_open). Takes 0.4-0.9 s on
+ * the H100 machine, of which nvjpegCreateEx 0.3-0.4 s (docs/benchmarks.md).
  * Errors: GF_ENOGPU (nvJPEG missing, or no hardware decoder), GF_EINTERNAL. */
 int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out);
 

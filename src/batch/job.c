@@ -137,22 +137,32 @@ static void print_stats(const gf_plan *p, const gf_item *it, const gf_result *re
                 list = json_array();
             json_array_append_new(list, o);
         } else if (!p->quiet) {
-            /* a line per channel: keys "red.mean" go on the line "... red:" as "mean" */
-            flockfile(stderr);
+            /* a line per channel: keys "red.mean" go on the line "... red:" as "mean";
+             * the file's lines are built in memory and written at once */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *o = open_memstream(&text, &len);
+            if (!o) /* out of memory: straight to stderr, under its lock */
+                flockfile(o = stderr);
             for (int k = 0; k < n; k++) {
                 const char *dot = strchr(st[k].key, '.');
                 const int chan = dot ? (int)(dot - st[k].key) : 0;
                 if (k == 0 || (chan && strncmp(st[k].key, st[k - 1].key, (size_t)chan + 1))) {
                     if (k)
-                        fputc('\n', stderr);
-                    fprintf(stderr, "%s of %s%s%s%s%.*s:", s->ops->name, display_name(it->path),
+                        fputc('\n', o);
+                    fprintf(o, "%s of %s%s%s%s%.*s:", s->ops->name, display_name(it->path),
                             after ? " after " : "", after ? after : "", chan ? ", " : "", chan,
                             st[k].key);
                 }
-                fprintf(stderr, " %s=%s", st[k].key + (chan ? chan + 1 : 0), st[k].value);
+                fprintf(o, " %s=%s", st[k].key + (chan ? chan + 1 : 0), st[k].value);
             }
-            fputc('\n', stderr);
-            funlockfile(stderr);
+            fputc('\n', o);
+            if (o == stderr) {
+                funlockfile(stderr);
+            } else if (fclose(o) == 0) {
+                fwrite(text, 1, len, stderr);
+            }
+            free(text);
         }
     }
     if (list)

@@ -6,6 +6,7 @@
 #include "batch.h"
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,12 @@
  * 32-40 ms on an H100 (docs/benchmarks.md). */
 #define HW_BATCH_MAX 64
 #define HW_AHEAD (2 * HW_BATCH_MAX)
+/* Files a GPU's feeder keeps read ahead, queued or decoded and not yet
+ * taken by a worker (besides the batch being decoded): what bounds the
+ * memory of a batch whose workers are slower than the decoder. */
+#define HW_HELD (3 * HW_BATCH_MAX)
+/* How often a decoder thread measures the cores it and its feeder use. */
+#define BUSY_WINDOW_MS 250.0
 /* Why a batch file ran on the CPU under --backend auto before the GPU's
  * start-up was over (or found no GPU). */
 #define STARTING "auto: the CPU, before CUDA was ready"
@@ -68,6 +75,12 @@ typedef struct slot {
     gf_job *qhead, *qtail; /* queued for the decoder */
     int nqueued;
     gf_job *dhead, *dtail; /* decoded: for a worker of this GPU */
+    int ndecoded;
+    /* while the decoder never waits for files, the cores it and its feeder
+     * kept busy over the last BUSY_WINDOW_MS, rounded up (else 0): as many
+     * workers sit out */
+    int busy, waited;
+    double win_start, win_cpu;
     gf_dimage *spare;   /* output buffers given back, for reuse */
     int nspare, spare_cap;
 } slot;
@@ -107,7 +120,9 @@ typedef struct pool {
 static void *jpeg_main(void *arg);
 static void *feeder_main(void *arg);
 
-/* Starts s's hardware decoder thread once; lock held. */
+/* Starts s's hardware decoder thread once, and in a batch that decodes
+ * JPEGs on it, its feeder: the feeder reads and queues the first files
+ * while nvJPEG starts, so the first batch is whole; lock held. */
 static void start_jpeg(slot *s)
 {
     if (s->jstate != 0)
@@ -116,6 +131,8 @@ static void start_jpeg(slot *s)
     s->jthread_on = pthread_create(&s->jthread, NULL, jpeg_main, s) == 0;
     if (!s->jthread_on)
         s->jstate = -1;
+    else if (s->P->plan->batch && gf_job_gpu_jpeg(s->P->plan))
+        s->fthread_on = pthread_create(&s->fthread, NULL, feeder_main, s) == 0;
 }
 
 /* The auto backend's one-line notice that the CPU runs, once; lock held. */
@@ -425,12 +442,26 @@ static void give_back(slot *s, gf_dimage *d)
     memset(d, 0, sizeof *d);
 }
 
+/* The next file GPU s decoded, or NULL; lock held. Its feeder may read
+ * another. */
+static gf_job *pop_decoded(slot *s)
+{
+    gf_job *j = pop(&s->dhead, &s->dtail);
+
+    if (j) {
+        s->ndecoded--;
+        pthread_cond_signal(&s->feed);
+    }
+    return j;
+}
+
 /* Job j, decoded (status DONE) for the workers of its GPU, or not for
  * any worker to decode on the CPU; lock held. */
 static void decoded(pool *P, slot *s, gf_job *j)
 {
     if (j->status == GF_JPEG_GPU_DONE && s->state > 0) {
         push(&s->dhead, &s->dtail, j);
+        s->ndecoded++;
     } else {
         if (j->status == GF_JPEG_GPU_DONE)
             j->status = GF_JPEG_GPU_FAILED;
@@ -470,6 +501,41 @@ static int batch_buffers(slot *s, gf_job **jobs, int n)
     return rc;
 }
 
+/* CPU time thread t has used, ms; 0 when it cannot be read (it ended). */
+static double thread_cpu_ms(pthread_t t)
+{
+    clockid_t c;
+    struct timespec ts;
+
+    if (pthread_getcpuclockid(t, &c) || clock_gettime(c, &ts))
+        return 0;
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* s->busy from the CPU time of s's decoder thread (the caller) and feeder,
+ * once a BUSY_WINDOW_MS: the hardware decoder is what bounds the batch
+ * when it never waited for files meanwhile, and then its threads should
+ * find a core free whenever they are ready (a histogram batch keeps 1.3-1.5
+ * cores busy; a PNG batch, bound by deflate on the workers, 0.4-0.6 with
+ * waits); lock held. */
+static void measure_busy(slot *s)
+{
+    const double now = gf_now_ms();
+    double cpu;
+
+    if (now - s->win_start < BUSY_WINDOW_MS)
+        return;
+    cpu = thread_cpu_ms(pthread_self()) + (s->fthread_on ? thread_cpu_ms(s->fthread) : 0);
+    s->busy = s->win_start > 0 && !s->waited && cpu > s->win_cpu
+                  ? (int)ceil((cpu - s->win_cpu) / (now - s->win_start))
+                  : 0;
+    if (s->busy > 2)
+        s->busy = 2;
+    s->waited = 0;
+    s->win_start = now;
+    s->win_cpu = cpu;
+}
+
 /* A GPU's hardware decoder thread: opens nvJPEG, then decodes what workers
  * queue, a batch at a time, and hands the files back. */
 static void *jpeg_main(void *arg)
@@ -477,15 +543,16 @@ static void *jpeg_main(void *arg)
     slot *s = arg;
     pool *P = s->P;
     gf_jpeg_gpu *jd = NULL;
-    int rc = gf_gpu_open(s->device, &s->jgpu, NULL, 0);
+    /* the library loads while the start-up thread creates the context */
+    int rc = gf_jpeg_gpu_load();
 
+    if (rc == 0)
+        rc = gf_gpu_open(s->device, &s->jgpu, NULL, 0);
     if (rc == 0)
         rc = gf_jpeg_gpu_open(s->device, &jd);
     pthread_mutex_lock(&P->lock);
     s->jpeg = jd;
     s->jstate = rc ? -1 : 2;
-    if (rc == 0 && gf_job_gpu_jpeg(P->plan)) /* not for the encoder alone */
-        s->fthread_on = pthread_create(&s->fthread, NULL, feeder_main, s) == 0;
     pthread_cond_broadcast(&P->cond);
     while (s->jstate == 2 && s->state >= 0) {
         const unsigned char *data[HW_BATCH_MAX];
@@ -493,8 +560,10 @@ static void *jpeg_main(void *arg)
         gf_dimage *out[HW_BATCH_MAX];
         gf_job *jobs[HW_BATCH_MAX];
         int status[HW_BATCH_MAX], n = 0;
-        while (!P->jstop && !s->qhead && s->state >= 0)
+        while (!P->jstop && !s->qhead && s->state >= 0) {
+            s->waited = 1;
             pthread_cond_wait(&s->jwork, &P->lock);
+        }
         if (!s->qhead || s->state < 0)
             break;
         while (s->qhead && n < HW_BATCH_MAX) {
@@ -517,6 +586,7 @@ static void *jpeg_main(void *arg)
             jobs[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
             decoded(P, s, jobs[k]);
         }
+        measure_busy(s);
         pthread_cond_broadcast(&P->cond);
     }
     if (s->jstate == 2)
@@ -599,7 +669,7 @@ static void worker_gpu_lost(gf_worker *w, const char *why)
                     left ? "its files go to the other GPUs" : "the rest runs on the CPU");
         if (!left)
             P->gpu_state = -1;
-        for (gf_job *j; (j = pop(&s->dhead, &s->dtail));) {
+        for (gf_job *j; (j = pop_decoded(s));) {
             j->status = GF_JPEG_GPU_FAILED;
             decoded(P, s, j);
         }
@@ -610,6 +680,27 @@ static void worker_gpu_lost(gf_worker *w, const char *why)
     pthread_mutex_unlock(&P->lock);
 }
 
+/* 1 while worker w sits out, lock held: with the default --jobs (one
+ * worker a core), as many workers sit out as the slots' busy cores. A
+ * histogram batch on the H100 machine's 16 cores ran at 2,940-3,003
+ * images/s steady with 14 workers, 2,744-2,913 with 16 (docs/benchmarks.md).
+ * At least half the workers, and one a GPU, stay. */
+static int sits_out(const pool *P, const gf_worker *w)
+{
+    int active = P->njobs;
+
+    if (P->plan->jobs)
+        return 0;
+    for (int k = 0; k < P->nslots; k++)
+        if (P->slots[k].jstate == 2)
+            active -= P->slots[k].busy;
+    if (active < P->njobs / 2)
+        active = P->njobs / 2;
+    if (active < P->nslots)
+        active = P->nslots;
+    return w->id >= active;
+}
+
 /* The next thing for worker w, lock held: a file its GPU decoded, one a
  * hardware decoder gave back, or the next of the list (*item); NULL and -1
  * when all is done. */
@@ -618,8 +709,14 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
     for (;;) {
         gf_job *j = NULL;
         *item = -1;
+        if (sits_out(P, w)) {
+            if (P->next >= P->n && P->inflight == 0 && P->feeding == 0)
+                return NULL;
+            pthread_cond_wait(&P->cond, &P->lock);
+            continue;
+        }
         if (w->gpu && P->slots[w->slot].dhead)
-            j = pop(&P->slots[w->slot].dhead, &P->slots[w->slot].dtail);
+            j = pop_decoded(&P->slots[w->slot]);
         else if (P->rhead)
             j = pop(&P->rhead, &P->rtail);
         else if (P->next < P->n)
@@ -629,7 +726,7 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
         else /* nothing else to do: another GPU's decoded file (this worker's
               * GPU is another, or none: it decodes the file again on the CPU) */
             for (int k = 0; k < P->nslots && !j; k++)
-                j = pop(&P->slots[k].dhead, &P->slots[k].dtail);
+                j = pop_decoded(&P->slots[k]);
         if (j)
             P->inflight--;
         if (j || *item >= 0)
@@ -648,8 +745,9 @@ static void record(pool *P, gf_item *it, int status)
     pthread_cond_broadcast(&P->cond);
 }
 
-/* A feeder's offload: job j into its decoder's queue, or, refused, to the
- * CPU workers. */
+/* A feeder's offload: job j into its decoder's queue, or to the CPU
+ * workers when the decoder refuses it or has stopped (it may stop while
+ * the feeder reads). */
 static void feeder_offload(gf_worker *w, gf_job *j)
 {
     pool *P = w->pool;
@@ -658,7 +756,7 @@ static void feeder_offload(gf_worker *w, gf_job *j)
     pthread_mutex_lock(&P->lock);
     j->slot = w->slot;
     P->inflight++;
-    if (j->status == GF_JPEG_GPU_REFUSED) {
+    if (j->status == GF_JPEG_GPU_REFUSED || s->jstate < 0 || s->state < 0) {
         push(&P->rhead, &P->rtail, j);
         pthread_cond_broadcast(&P->cond);
     } else {
@@ -669,9 +767,10 @@ static void feeder_offload(gf_worker *w, gf_job *j)
     pthread_mutex_unlock(&P->lock);
 }
 
-/* A GPU's feeder: while its decoder is usable, takes the list's next file
- * whenever fewer than HW_AHEAD wait for the decoder, and reads it (through
- * gf_job_run, which hands it on). */
+/* A GPU's feeder: while its decoder starts or runs, takes the list's next
+ * file whenever fewer than HW_AHEAD wait for the decoder (and fewer than
+ * HW_HELD for it or a worker), and reads it (through gf_job_run, which
+ * hands it on). */
 static void *feeder_main(void *arg)
 {
     slot *s = arg;
@@ -683,10 +782,10 @@ static void *feeder_main(void *arg)
     pthread_mutex_lock(&P->lock);
     for (;;) {
         int i, status;
-        while (!P->jstop && s->state >= 0 && s->jstate == 2 && P->next < P->n &&
-               s->nqueued >= HW_AHEAD)
+        while (!P->jstop && s->state >= 0 && s->jstate > 0 && P->next < P->n &&
+               (s->nqueued >= HW_AHEAD || s->nqueued + s->ndecoded >= HW_HELD))
             pthread_cond_wait(&s->feed, &P->lock);
-        if (P->jstop || s->state < 0 || s->jstate != 2 || P->next >= P->n)
+        if (P->jstop || s->state < 0 || s->jstate <= 0 || P->next >= P->n)
             break;
         i = P->next++;
         P->feeding++;
@@ -701,6 +800,7 @@ static void *feeder_main(void *arg)
     pthread_mutex_unlock(&P->lock);
     return NULL;
 }
+
 
 static void *worker_main(void *arg)
 {
