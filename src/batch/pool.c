@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -974,6 +975,18 @@ static void progress(pool *P, int final)
             rate > 0 ? (P->n - P->done) / rate : 0.0);
 }
 
+/* The cores this process may run on: its affinity mask (what taskset, a
+ * cgroup cpuset or a Slurm allocation of part of a node leaves it), else
+ * the online ones. */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static void summary(const pool *P, double wall_ms)
 {
     const gf_plan *p = P->plan;
@@ -988,11 +1001,11 @@ static void summary(const pool *P, double wall_ms)
             if (P->items[i].status > 0)
                 json_array_append_new(failed, json_pack("{s:s,s:i}", "input", P->items[i].path,
                                                         "status", P->items[i].status));
-        json_t *j = json_pack("{s:{s:i,s:i,s:i,s:i,s:o,s:o,s:s,s:o}}", "summary", "files", P->n,
-                              "processed", processed, "failed", P->failed, "skipped", P->skipped,
-                              "wall_ms", gf_json_real(wall_ms, 3), "images_per_s",
+        json_t *j = json_pack("{s:{s:i,s:i,s:i,s:i,s:o,s:o,s:s,s:i,s:o}}", "summary", "files",
+                              P->n, "processed", processed, "failed", P->failed, "skipped",
+                              P->skipped, "wall_ms", gf_json_real(wall_ms, 3), "images_per_s",
                               gf_json_real(rate, 3), "backend", P->gpu_state > 0 ? "cuda" : "cpu",
-                              "failures", failed);
+                              "jobs", P->njobs, "failures", failed);
         gf_json_line(j, stderr);
         json_decref(j);
         return;
@@ -1078,7 +1091,7 @@ int gf_run(const gf_plan *p)
         dry_run(&P);
         goto done;
     }
-    njobs = p->jobs ? p->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    njobs = p->jobs ? p->jobs : usable_cores();
     if (njobs < 1)
         njobs = 1;
     /* one a core: no worker waits for a hardware decoder (its feeder thread

@@ -725,6 +725,16 @@ assert all(any(s["step"] == "mean 3" for s in f["steps"]) for f in files)
 PY
 }
 
+@test "batch: the default --jobs is the cores the process may use (its affinity), not the host's" {
+	command -v taskset >/dev/null || skip "taskset is not installed"
+	make_batch
+	rm in/corrupt.png in/truncated.png
+	taskset -c 0 "$GPUFILT" --mean 3 -o out/ in/* --backend cpu --timings json 2>err.txt
+	grep '"summary"' err.txt | grep -q '"jobs":1,'
+	"$GPUFILT" --mean 3 -o out2/ in/* --backend cpu --jobs 3 --timings json 2>err.txt
+	grep '"summary"' err.txt | grep -q '"jobs":3,'
+}
+
 @test "batch: a progress line on a terminal, none when stderr is not one or with -q" {
 	command -v script >/dev/null || skip "script(1) is not installed"
 	make_batch
