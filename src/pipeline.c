@@ -364,11 +364,12 @@ static int fetch_result(gf_gpu *gpu, const gf_stage *s, const gf_dimage *img,
     return rc;
 }
 
-/* gpu's buffers for an input of shape in: d[0] (the input) unless
- * from_input (the input has a buffer of its own), d[1] and, with
- * --compare, d[2] for images; *dv for report values. */
-static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, int from_input,
-                        gf_dimage *d, gf_dimage *dv)
+/* gpu's buffers for an input of shape in: d[0] (the input; with input
+ * not NULL, that device buffer instead, checked to hold every image of the
+ * stages), d[1] and, with --compare, d[2] for images; *dv for report
+ * values. */
+static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in,
+                        const gf_dimage *input, gf_dimage *d, gf_dimage *dv)
 {
     size_t cap, vcap;
     int rc = 0;
@@ -376,7 +377,13 @@ static int cuda_buffers(const gf_pipeline *pl, gf_gpu *gpu, const gf_shape *in, 
     memset(d, 0, 3 * sizeof *d);
     memset(dv, 0, sizeof *dv);
     plan_buffers(pl, in, &cap, &vcap);
-    for (int i = from_input; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
+    if (input && input->capacity < cap)
+        return gf_err(GF_EINTERNAL, NULL,
+                      "the input's device buffer holds %zu bytes; the stages need %zu",
+                      input->capacity, cap);
+    if (input)
+        d[0] = *input;
+    for (int i = input != NULL; rc == 0 && i < (pl->compare ? 3 : (pl->nstages ? 2 : 1)); i++)
         rc = gf_gpu_buffer(gpu, i, cap, &d[i]);
     if (rc == 0 && vcap)
         rc = gf_gpu_buffer(gpu, 3, vcap, dv);
@@ -453,7 +460,7 @@ static int run_cuda(const gf_pipeline *pl, gf_gpu *gpu, gf_image *img, gf_image 
     gf_dimage d[3], dv;
     const gf_shape sh = gf_image_shape(img);
     double ms;
-    int rc = cuda_buffers(pl, gpu, &sh, 0, d, &dv);
+    int rc = cuda_buffers(pl, gpu, &sh, NULL, d, &dv);
 
     if (rc == 0 && (rc = gf_gpu_upload(gpu, img, &d[0], &ms)) == 0) {
         gf_report_step(rep, "upload", NULL, ms,
@@ -471,18 +478,12 @@ int gf_pipeline_run_device(const gf_pipeline *pl, gf_gpu *gpu, const gf_dimage *
 {
     gf_dimage d[3], dv;
     const gf_shape sh = gf_dimage_shape_of(in);
-    const size_t need = gf_pipeline_capacity(pl, &sh);
     int rc;
 
     if (pl->compare)
         return gf_err(GF_EINTERNAL, NULL, "--compare needs the input on the host");
-    if (in->capacity < need)
-        return gf_err(GF_EINTERNAL, NULL,
-                      "the input's device buffer holds %zu bytes; the stages need %zu",
-                      in->capacity, need);
-    if ((rc = cuda_buffers(pl, gpu, &sh, 1, d, &dv)))
+    if ((rc = cuda_buffers(pl, gpu, &sh, in, d, &dv)))
         return rc;
-    d[0] = *in;
     return run_stages_cuda(pl, gpu, d, &dv, NULL, out, final, rep, results);
 }
 

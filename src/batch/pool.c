@@ -330,6 +330,16 @@ static int pick_slot(pool *P, gf_worker *w, int wait, int *waited)
     }
 }
 
+/* A batch file on the CPU because the GPUs' start-up is not over (under
+ * --backend auto, where workers do not wait for it); unlocks P->lock. */
+static int before_start(pool *P, gf_report *rep)
+{
+    P->early++;
+    pthread_mutex_unlock(&P->lock);
+    snprintf(rep->why, sizeof rep->why, "%s", STARTING);
+    return 0;
+}
+
 /* The worker's GPU, once start-up is over: NULL for the CPU backend. In a
  * batch under --backend auto a worker does not wait for the start-up: until
  * it is over, its files run on the CPU (every path gives the same bytes).
@@ -353,25 +363,15 @@ static int worker_gpu(gf_worker *w, gf_gpu **out, gf_report *rep)
         const int no_wait = p->batch && p->backend == GF_BACKEND_AUTO && !p->gpu_forced;
         int k;
         w->gpu = NULL; /* its GPU was lost: another one, or the CPU */
-        if (!P->slots_known || (P->gpu_state == 0 && no_wait)) {
-            if (no_wait) {
-                P->early++;
-                pthread_mutex_unlock(&P->lock);
-                snprintf(rep->why, sizeof rep->why, "%s", STARTING);
-                return 0;
-            }
-            while (!P->slots_known) {
-                waited = 1;
-                pthread_cond_wait(&P->cond, &P->lock);
-            }
+        if (no_wait && (!P->slots_known || P->gpu_state == 0))
+            return before_start(P, rep);
+        while (!P->slots_known) {
+            waited = 1;
+            pthread_cond_wait(&P->cond, &P->lock);
         }
-        k = pick_slot(P, w, !no_wait || P->gpu_state != 0, &waited);
-        if (k < 0 && P->gpu_state == 0) { /* auto: none started yet */
-            P->early++;
-            pthread_mutex_unlock(&P->lock);
-            snprintf(rep->why, sizeof rep->why, "%s", STARTING);
-            return 0;
-        }
+        k = pick_slot(P, w, 1, &waited);
+        if (k < 0 && P->gpu_state == 0) /* none usable, the start-up not yet over */
+            return before_start(P, rep);
         if (k < 0) {
             if (p->backend == GF_BACKEND_CUDA)
                 rc = gf_err(GF_ENOGPU, NULL, "%s (--backend cuda)",
@@ -801,7 +801,6 @@ static void *feeder_main(void *arg)
     pthread_mutex_unlock(&P->lock);
     return NULL;
 }
-
 
 static void *worker_main(void *arg)
 {
