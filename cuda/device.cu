@@ -120,6 +120,11 @@ extern "C" int gf_gpu_sync(gf_gpu *g)
     return 0;
 }
 
+extern "C" void gf_gpu_env(void)
+{
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
+
 extern "C" int gf_gpu_opened(void)
 {
     return __atomic_load_n(&opened, __ATOMIC_ACQUIRE);
