@@ -120,7 +120,7 @@ extern "C" int gf_gpu_sync(gf_gpu *g)
     return 0;
 }
 
-extern "C" void gf_gpu_env(void)
+extern "C" void gf_gpu_env_long_batch(void)
 {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 }

@@ -63,15 +63,18 @@ int gf_gpu_device(gf_gpu *g);
  * CUDA's teardown (main exits with _exit once gf_gpu_opened()). */
 void gf_gpu_finish(gf_gpu *g);
 
-/* Sets the CUDA driver's environment before any thread or context starts
- * (main calls it first): CUDA_DEVICE_MAX_CONNECTIONS=32, the most, unless
- * the user set it. Every batch worker, and each hardware JPEG decoder, has
- * a stream of its own; with the driver's default of 8 hardware work queues
- * a device shares, streams share queues, and a worker's histogram kernel
- * waited behind the decoder's stream, which waits on the JPEG engine: 0.64
- * ms a kernel instead of 0.04 on the H100 machine, 2,956-2,969 images/s
- * steady against 3,160-3,193 (docs/benchmarks.md). */
-void gf_gpu_env(void);
+/* For a long batch, before its first thread starts (setenv is not
+ * thread-safe) and before any CUDA context: CUDA_DEVICE_MAX_CONNECTIONS=32,
+ * the most, unless the user set it. Every batch worker, and each hardware
+ * JPEG decoder, has a stream of its own; with the driver's default of 8
+ * hardware work queues a device, streams share queues, and a worker's
+ * histogram kernel waited behind the decoder's stream, which waits on the
+ * JPEG engine: 0.64 ms a kernel instead of 0.04, and 2,956-2,969 images/s
+ * steady against 3,160-3,193 on the H100 machine. But 32 queues cost the
+ * context 0.3 s more to create and the process 0.3 s more to end (a one-off
+ * command took 1.06 s against 0.45), which only a batch of about 18,000
+ * photos wins back (docs/benchmarks.md). */
+void gf_gpu_env_long_batch(void);
 
 /* 1 when this process has opened a CUDA context. */
 int gf_gpu_opened(void);

@@ -23,7 +23,7 @@ int gf_gpu_sync(gf_gpu *g) { (void)g; return NO_GPU; }
 int gf_gpu_cc(gf_gpu *g) { (void)g; return 0; }
 int gf_gpu_device(gf_gpu *g) { (void)g; return 0; }
 void gf_gpu_finish(gf_gpu *g) { (void)g; }
-void gf_gpu_env(void) {}
+void gf_gpu_env_long_batch(void) {}
 int gf_gpu_opened(void) { return 0; }
 void gf_gpu_close(gf_gpu *g) { (void)g; }
 int gf_dimage_alloc(gf_gpu *g, gf_dimage *d, size_t bytes) { (void)g, (void)bytes; memset(d, 0, sizeof *d); return NO_GPU; }

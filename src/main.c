@@ -27,7 +27,6 @@ int main(int argc, char **argv)
     int rc;
 
     gf_process_t0 = gf_now_ms();
-    gf_gpu_env(); /* before any thread: setenv is not thread-safe */
     /* Images are large and come and go per file: keep freed memory in the
      * heap for the next one instead of returning it to the kernel and
      * faulting fresh zeroed pages in again (glibc's defaults trim at 2x the
