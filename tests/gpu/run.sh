@@ -144,8 +144,14 @@ for first in "" "--gray"; do
 		status=1
 	}
 	for f in "$t"/cpu/*.png; do
-		cmp -s "$f" "$t/cuda/${f##*/}" ||
-			{ echo "test-gpu: $first ${f##*/}: nvJPEG's decode differs from the CPU's"; status=1; }
+		cmp -s "$f" "$t/cuda/${f##*/}" || {
+			stem=${f##*/}
+			by=$(grep -o "\"input\":\"\([^\"]*/\)\{0,1\}${stem%.png}\.[a-z]*\".*\"variant\":\"jpeg-gpu\"" \
+				"$t/cuda.json" >/dev/null && echo "decoded by nvJPEG" || echo "decoded on the CPU")
+			echo "test-gpu: $first $stem: nvJPEG's decode differs from the CPU's ($by;" \
+				"$(cmp -l "$f" "$t/cuda/$stem" 2>/dev/null | wc -l) PNG bytes differ)"
+			status=1
+		}
 	done
 done
 echo "== nvJPEG under compute-sanitizer memcheck"
