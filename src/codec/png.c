@@ -424,8 +424,12 @@ static void deflate_isal(const unsigned char *f, size_t raw, int level, int last
     struct isal_zstream z;
 
     sg->z = malloc(cap);
-    unsigned char *level_buf = malloc(buf_size[level]);
+    /* zeroed, as the stream: igzip's stateless deflate reads parts of both
+     * that isal_deflate_stateless_init does not set (valgrind), which made
+     * the bytes of a large image's PNG differ between runs now and then */
+    unsigned char *level_buf = calloc(1, buf_size[level]);
     sg->failed = 1;
+    memset(&z, 0, sizeof z);
     if (sg->z && level_buf) {
         isal_deflate_stateless_init(&z);
         z.next_in = (uint8_t *)(uintptr_t)f;
