@@ -71,15 +71,24 @@ static void load(void)
 
 #define MAX_ENCODERS 128 /* encoder states kept, one per stream that encodes */
 
-struct gf_jpeg_gpu {
-    int device;
-    int backend;           /* GF_JPEG_BACKEND_* */
-    nvjpegHandle_t handle;
+/* A decode lane: what one thread's batch needs of its own (nvJPEG's
+ * thread-safety rules: a decoder state and a JPEG stream a thread), under
+ * the handle all lanes share. */
+typedef struct lane {
+    pthread_mutex_t lock;  /* held for a batch */
+    int made;              /* 1 made, 0 not yet, -1 could not be */
     nvjpegJpegState_t state;
     nvjpegJpegStream_t parsed; /* for the headers */
     cudaStream_t stream;
     unsigned char *planes; /* the colour files' decoded planes, device memory */
     size_t planes_bytes;
+} lane;
+
+struct gf_jpeg_gpu {
+    int device;
+    int backend;           /* GF_JPEG_BACKEND_* */
+    nvjpegHandle_t handle;
+    lane lanes[GF_JPEG_GPU_LANES];
     pthread_mutex_t lock; /* for encoders */
     struct {
         cudaStream_t stream;
@@ -107,6 +116,32 @@ extern "C" int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out)
     return gf_jpeg_gpu_open_backend(device, GF_JPEG_BACKEND_HARDWARE, out);
 }
 
+/* Makes lane l of j: its stream, decoder state and JPEG stream; 1 when
+ * made (the device set). */
+static int lane_make(gf_jpeg_gpu *j, lane *l)
+{
+    if (l->made == 0)
+        l->made = cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking) == cudaSuccess &&
+                          NVJ(p_nvjpegJpegStateCreate(j->handle, &l->state)) &&
+                          NVJ(p_nvjpegJpegStreamCreate(j->handle, &l->parsed))
+                      ? 1
+                      : -1;
+    return l->made == 1;
+}
+
+static void lane_free(lane *l)
+{
+    if (l->planes)
+        cudaFree(l->planes);
+    if (l->parsed)
+        p_nvjpegJpegStreamDestroy(l->parsed);
+    if (l->state)
+        p_nvjpegJpegStateDestroy(l->state);
+    if (l->stream)
+        cudaStreamDestroy(l->stream);
+    pthread_mutex_destroy(&l->lock);
+}
+
 extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **out)
 {
     static const nvjpegBackend_t backends[] = {NVJPEG_BACKEND_HARDWARE, NVJPEG_BACKEND_GPU_HYBRID,
@@ -123,12 +158,10 @@ extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **o
     j->device = device;
     j->backend = backend;
     pthread_mutex_init(&j->lock, NULL);
+    for (int k = 0; k < GF_JPEG_GPU_LANES; k++)
+        pthread_mutex_init(&j->lanes[k].lock, NULL);
     if (cudaSetDevice(j->device) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&j->stream, cudaStreamNonBlocking) != cudaSuccess) {
-        free(j);
-        return gf_err(GF_EINTERNAL, NULL, "nvJPEG: no CUDA stream");
-    }
-    if (!NVJ(p_nvjpegCreateEx(backends[backend], NULL, NULL, NVJPEG_FLAGS_DEFAULT,
+        !NVJ(p_nvjpegCreateEx(backends[backend], NULL, NULL, NVJPEG_FLAGS_DEFAULT,
                               &j->handle))) {
         j->handle = NULL;
         gf_jpeg_gpu_close(j);
@@ -136,8 +169,7 @@ extern "C" int gf_jpeg_gpu_open_backend(int device, int backend, gf_jpeg_gpu **o
                                            ? "nvJPEG: this GPU has no hardware JPEG decoder"
                                            : "nvJPEG: the backend cannot start");
     }
-    if (!NVJ(p_nvjpegJpegStateCreate(j->handle, &j->state)) ||
-        !NVJ(p_nvjpegJpegStreamCreate(j->handle, &j->parsed))) {
+    if (!lane_make(j, &j->lanes[0])) { /* the others on their first batch */
         gf_jpeg_gpu_close(j);
         return gf_err(GF_EINTERNAL, NULL, "nvJPEG: cannot create its decoder state");
     }
@@ -155,16 +187,10 @@ extern "C" void gf_jpeg_gpu_close(gf_jpeg_gpu *j)
         p_nvjpegEncoderStateDestroy(j->enc[i].state);
     }
     pthread_mutex_destroy(&j->lock);
-    if (j->planes)
-        cudaFree(j->planes);
-    if (j->parsed)
-        p_nvjpegJpegStreamDestroy(j->parsed);
-    if (j->state)
-        p_nvjpegJpegStateDestroy(j->state);
+    for (int k = 0; k < GF_JPEG_GPU_LANES; k++)
+        lane_free(&j->lanes[k]);
     if (j->handle)
         p_nvjpegDestroy(j->handle);
-    if (j->stream)
-        cudaStreamDestroy(j->stream);
     free(j);
 }
 
@@ -218,31 +244,32 @@ static size_t align_pitch(int width)
 
 /* The planes buffer grown to at least bytes (cudaFree and cudaMalloc wait
  * for the device: it only grows, to the largest batch seen). */
-static int planes_buffer(gf_jpeg_gpu *j, size_t bytes)
+static int planes_buffer(lane *l, size_t bytes)
 {
-    if (j->planes_bytes >= bytes)
+    if (l->planes_bytes >= bytes)
         return 0;
-    if (j->planes)
-        cudaFree(j->planes);
-    j->planes = NULL;
-    j->planes_bytes = 0;
-    GF_CUDA_CHECK(cudaMalloc((void **)&j->planes, bytes));
-    j->planes_bytes = bytes;
+    if (l->planes)
+        cudaFree(l->planes);
+    l->planes = NULL;
+    l->planes_bytes = 0;
+    GF_CUDA_CHECK(cudaMalloc((void **)&l->planes, bytes));
+    l->planes_bytes = bytes;
     return 0;
 }
 
-/* Decodes the m files ptr/lens into img (all of one output format) and
- * waits; 1 when nvJPEG did it. */
-static int decode_batch(gf_jpeg_gpu *j, int m, const unsigned char *const *ptr, const size_t *lens,
-                        nvjpegImage_t *img, nvjpegOutputFormat_t fmt)
+/* Decodes the m files ptr/lens into img (all of one output format) on
+ * lane l, not waiting; 1 when nvJPEG took them. */
+static int decode_batch(gf_jpeg_gpu *j, lane *l, int m, const unsigned char *const *ptr,
+                        const size_t *lens, nvjpegImage_t *img, nvjpegOutputFormat_t fmt)
 {
     return m == 0 ||
-           (NVJ(p_nvjpegDecodeBatchedInitialize(j->handle, j->state, m, 1, fmt)) &&
-            NVJ(p_nvjpegDecodeBatched(j->handle, j->state, ptr, lens, img, j->stream)));
+           (NVJ(p_nvjpegDecodeBatchedInitialize(j->handle, l->state, m, 1, fmt)) &&
+            NVJ(p_nvjpegDecodeBatched(j->handle, l->state, ptr, lens, img, l->stream)));
 }
 
-extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
-                                  const size_t *len, gf_dimage *const *out, int *status)
+/* gf_jpeg_gpu_decode on lane l, which the caller holds. */
+static int decode_on(gf_jpeg_gpu *j, lane *l, int n, const unsigned char *const *data,
+                     const size_t *len, gf_dimage *const *out, int *status)
 {
     /* two sub-batches: files to their luma (1 channel), files to RGB */
     const unsigned char *ptr[2][MAX_BATCH];
@@ -251,15 +278,14 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
     int idx[2][MAX_BATCH], m[2] = {0, 0};
     colour_file cf[MAX_BATCH];
 
-    GF_CUDA_CHECK(cudaSetDevice(j->device));
     for (int i = 0; i < n; i++) {
         const int rgb = out[i]->channels == 3;
         int supported = -1;
         status[i] = GF_JPEG_GPU_REFUSED;
         if (m[rgb] == MAX_BATCH || (out[i]->channels != 1 && out[i]->channels != 3) ||
-            !NVJ(p_nvjpegJpegStreamParseHeader(j->handle, data[i], len[i], j->parsed)) ||
+            !NVJ(p_nvjpegJpegStreamParseHeader(j->handle, data[i], len[i], l->parsed)) ||
             (j->backend == GF_JPEG_BACKEND_HARDWARE &&
-             (!NVJ(p_nvjpegDecodeBatchedSupported(j->handle, j->parsed, &supported)) ||
+             (!NVJ(p_nvjpegDecodeBatchedSupported(j->handle, l->parsed, &supported)) ||
               supported != 0)))
             continue;
         if (rgb) {
@@ -268,10 +294,10 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
             unsigned ncomp = 0, cw = 0, ch = 0;
             /* the sampling factors libjpeg-turbo's rule knows, by TJSAMP_* */
             static const int tjsamp[] = {0, 1, 2, 4, 5}; /* CSS 444 422 420 440 411 */
-            if (!NVJ(p_nvjpegJpegStreamGetComponentsNum(j->parsed, &ncomp)) || ncomp != 3 ||
-                !NVJ(p_nvjpegJpegStreamGetChromaSubsampling(j->parsed, &css)) || css < 0 ||
+            if (!NVJ(p_nvjpegJpegStreamGetComponentsNum(l->parsed, &ncomp)) || ncomp != 3 ||
+                !NVJ(p_nvjpegJpegStreamGetChromaSubsampling(l->parsed, &css)) || css < 0 ||
                 css > NVJPEG_CSS_411 || !gf_jpeg_sampling(tjsamp[css], &c->hs, &c->vs) ||
-                !NVJ(p_nvjpegJpegStreamGetComponentDimensions(j->parsed, 1, &cw, &ch)))
+                !NVJ(p_nvjpegJpegStreamGetComponentDimensions(l->parsed, 1, &cw, &ch)))
                 continue;
             c->w = out[i]->width;
             c->h = out[i]->height;
@@ -294,14 +320,14 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
         lens[rgb][m[rgb]] = len[i];
         idx[rgb][m[rgb]++] = i;
     }
-    if (m[1] && planes_buffer(j, total)) {
+    if (m[1] && planes_buffer(l, total)) {
         for (int k = 0; k < m[1]; k++) /* no room for planes: the CPU decodes them */
             idx[1][k] = -1;
         m[1] = 0;
     }
     for (int k = 0; k < m[1]; k++) {
         const colour_file *c = &cf[k];
-        unsigned char *p = j->planes + c->off;
+        unsigned char *p = l->planes + c->off;
         img[1][k].channel[0] = p;
         img[1][k].pitch[0] = c->ypitch;
         img[1][k].channel[1] = p + c->ypitch * (size_t)c->h;
@@ -309,7 +335,7 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
         img[1][k].pitch[1] = img[1][k].pitch[2] = c->cpitch;
     }
     for (int g = 0; g < 2; g++) {
-        int ok = decode_batch(j, m[g], ptr[g], lens[g], img[g],
+        int ok = decode_batch(j, l, m[g], ptr[g], lens[g], img[g],
                               g ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_Y);
         for (int k = 0; ok && g == 1 && k < m[1]; k++) {
             const colour_file *c = &cf[k];
@@ -318,15 +344,40 @@ extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *co
             cr.data = img[1][k].channel[2];
             const gf_dimage *o = out[idx[1][k]];
             dim3 grid((c->w + 4 * RGB_BX - 1) / (4 * RGB_BX), (c->h + RGB_BY - 1) / RGB_BY);
-            jpeg_rgb_kernel<<<grid, dim3(RGB_BX, RGB_BY), 0, j->stream>>>(
+            jpeg_rgb_kernel<<<grid, dim3(RGB_BX, RGB_BY), 0, l->stream>>>(
                 img[1][k].channel[0], c->ypitch, cb, cr, o->data, o->pitch, c->w, c->h);
         }
-        GF_CUDA_CHECK(cudaStreamSynchronize(j->stream));
+        GF_CUDA_CHECK(cudaStreamSynchronize(l->stream));
         GF_CUDA_CHECK(cudaGetLastError());
         for (int k = 0; k < m[g]; k++)
             status[idx[g][k]] = ok ? GF_JPEG_GPU_DONE : GF_JPEG_GPU_FAILED;
     }
     return 0;
+}
+
+extern "C" int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
+                                  const size_t *len, gf_dimage *const *out, int *status)
+{
+    lane *l = NULL;
+    int rc;
+
+    GF_CUDA_CHECK(cudaSetDevice(j->device));
+    /* a free lane (made on its first batch), else the first when it is free */
+    for (int k = 0; k < GF_JPEG_GPU_LANES && !l; k++)
+        if (pthread_mutex_trylock(&j->lanes[k].lock) == 0) {
+            l = &j->lanes[k];
+            if (!lane_make(j, l)) {
+                pthread_mutex_unlock(&l->lock);
+                l = NULL;
+            }
+        }
+    if (!l) {
+        l = &j->lanes[0];
+        pthread_mutex_lock(&l->lock);
+    }
+    rc = decode_on(j, l, n, data, len, out, status);
+    pthread_mutex_unlock(&l->lock);
+    return rc;
 }
 
 /* The encoder state and parameters for stream st at quality: made on a

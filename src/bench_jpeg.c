@@ -235,17 +235,6 @@ static int hw_batch(gf_jpeg_gpu *j, const photos *ph, int channels, int first, i
     return rc;
 }
 
-/* One pass of every file through decoder j in batches; *done as hw_batch's. */
-static int hw_pass(gf_jpeg_gpu *j, const photos *ph, int channels, outs *o, int *done)
-{
-    int rc = 0;
-
-    *done = 0;
-    for (int i = 0; i < ph->n && rc == 0; i += BATCH)
-        rc = hw_batch(j, ph, channels, i, ph->n - i < BATCH ? ph->n - i : BATCH, o, done);
-    return rc;
-}
-
 /* Whether decoder j's RGB of the first batch equals libjpeg-turbo's: 1
  * equal, 0 not, -1 not checked (an error). */
 static int hw_exact(gf_gpu *gpu, gf_jpeg_gpu *j, const photos *ph, outs *o)
@@ -270,37 +259,33 @@ static int hw_exact(gf_gpu *gpu, gf_jpeg_gpu *j, const photos *ph, outs *o)
     return equal;
 }
 
-/* Hardware batches and the CPU at once, pulling from one counter over
- * `total` files: the hardware `BATCH` at a time, each CPU thread one. */
-static int combined_pass(gf_jpeg_gpu *j, const photos *ph, outs *o, int total, int threads,
-                         int *hw_files)
+/* `total` files (the photos over and over) through decoder j's lanes and
+ * `threads` CPU threads at once, pulling from one counter: a lane BATCH
+ * files at a time into its own o[lane] at `channels`, a CPU thread one
+ * (RGB). *hw_files: the files the hardware decoded. */
+static int pull_pass(gf_jpeg_gpu *j, const photos *ph, int channels, outs *o, int total,
+                     int threads, int *hw_files)
 {
-    int next = 0, rc = 0;
+    int next = 0, rc = 0, done = 0;
 
-    *hw_files = 0;
-#pragma omp parallel num_threads(threads + 1) reduction(| : rc)
-    {
-#pragma omp single nowait
-        { /* one thread feeds the hardware */
-            for (;;) {
-                int k, done = 0;
-#pragma omp atomic capture
-                {
-                    k = next;
-                    next += BATCH;
-                }
-                if (k >= total || rc)
-                    break;
-                rc |= hw_batch(j, ph, 3, k, total - k < BATCH ? total - k : BATCH, o, &done);
-                *hw_files += total - k < BATCH ? total - k : BATCH;
-            }
-        }
-        for (;;) { /* the others decode on the CPU */
+#pragma omp parallel for schedule(static, 1) num_threads(GF_JPEG_GPU_LANES + threads) \
+    reduction(| : rc) reduction(+ : done)
+    for (int t = 0; t < GF_JPEG_GPU_LANES + threads; t++) {
+        for (;;) {
+            const int step = t < GF_JPEG_GPU_LANES ? BATCH : 1;
             int k;
 #pragma omp atomic capture
-            k = next++;
+            {
+                k = next;
+                next += step;
+            }
             if (k >= total || rc)
                 break;
+            if (t < GF_JPEG_GPU_LANES) {
+                rc |= hw_batch(j, ph, channels, k, total - k < step ? total - k : step, &o[t],
+                               &done);
+                continue;
+            }
             gf_image im;
             gf_load_info info;
             const int i = k % ph->n;
@@ -308,6 +293,7 @@ static int combined_pass(gf_jpeg_gpu *j, const photos *ph, outs *o, int total, i
                 gf_image_free(&im);
         }
     }
+    *hw_files = done;
     return rc ? GF_EINTERNAL : 0;
 }
 
@@ -334,7 +320,7 @@ typedef struct pass {
     const photos *ph;
     int arg;          /* CPU: gf_decode's flags; hardware: channels; both: files; PNG: images */
     gf_jpeg_gpu *j;
-    outs *o;
+    outs *o;          /* a lane's each */
     gf_image *ims;
     int threads;
     int *count;       /* hardware, both: files the hardware decoded */
@@ -344,8 +330,8 @@ static int run_pass(const pass *q)
 {
     switch (q->kind) {
     case PASS_CPU: return cpu_pass(q->ph, q->arg);
-    case PASS_HW: return hw_pass(q->j, q->ph, q->arg, q->o, q->count);
-    case PASS_BOTH: return combined_pass(q->j, q->ph, q->o, q->arg, q->threads, q->count);
+    case PASS_HW: return pull_pass(q->j, q->ph, q->arg, q->o, q->ph->n, 0, q->count);
+    case PASS_BOTH: return pull_pass(q->j, q->ph, 3, q->o, q->arg, q->threads, q->count);
     default: return png_pass(q->ims, q->arg);
     }
 }
@@ -393,14 +379,14 @@ static void note(gf_bench_table *t, const char *fmt, ...)
 int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, int n, int reps)
 {
     photos ph = {0};
-    outs o;
+    outs o[GF_JPEG_GPU_LANES];
     gf_jpeg_gpu *j = NULL;
     char exp[48];
     const int threads = gf_cpu_threads();
     double cpu_ms = 0, cpu_gray_ms = 0, hw_rate = 0, cpu_rate = 0;
     int rc = dir ? read_dir(&ph, dir, n) : generate_all(&ph, n), hw_files = 0;
 
-    memset(&o, 0, sizeof o);
+    memset(o, 0, sizeof o);
     if (rc == 0)
         rc = shapes(&ph);
     snprintf(exp, sizeof exp, "jpeg decode %.1f MP x %d", ph.n ? ph.mpix / ph.n : 0, ph.n);
@@ -421,7 +407,9 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
         row(t, exp, v, cpu_gray_ms, &ph, 0, -1);
         note(t, "cpu luma %.0f", ph.n / (cpu_gray_ms / 1e3));
     }
-    if (rc == 0 && gpu && (rc = outs_alloc(gpu, &ph, 3, &o)) == 0) {
+    for (int k = 0; k < GF_JPEG_GPU_LANES && rc == 0 && gpu; k++)
+        rc = outs_alloc(gpu, &ph, 3, &o[k]);
+    if (rc == 0 && gpu) {
         static const char *const names[] = {"hardware", "gpu-hybrid", "hybrid"};
         for (int b = 0; b < 3 && rc == 0; b++) {
             double ms = 0;
@@ -430,8 +418,8 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
                 note(t, "nvJPEG %s: unavailable", names[b]);
                 continue;
             }
-            pass q = {.kind = PASS_HW, .ph = &ph, .arg = 3, .j = j, .o = &o, .count = &done};
-            exact = hw_exact(gpu, j, &ph, &o);
+            pass q = {.kind = PASS_HW, .ph = &ph, .arg = 3, .j = j, .o = o, .count = &done};
+            exact = hw_exact(gpu, j, &ph, &o[0]);
             rc = timed(reps, &q, &ms);
             if (rc == 0) {
                 row(t, exp, names[b], ms, &ph, cpu_ms / ph.n, b == 0 ? exact : -1);
@@ -453,7 +441,7 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             if (rc == 0 && b == 0 && hw_files) { /* both at once, as a batch decodes */
                 const int total = 4 * ph.n;
                 int got = 0;
-                q = (pass){.kind = PASS_BOTH, .ph = &ph, .arg = total, .j = j, .o = &o,
+                q = (pass){.kind = PASS_BOTH, .ph = &ph, .arg = total, .j = j, .o = o,
                            .threads = threads, .count = &got};
                 rc = timed(reps, &q, &ms);
                 if (rc == 0) {
@@ -493,7 +481,8 @@ int gf_bench_jpeg(gf_bench_table *t, gf_gpu *gpu, int device, const char *dir, i
             gf_image_free(&ims[i]);
         free(ims);
     }
-    outs_free(&o);
+    for (int k = 0; k < GF_JPEG_GPU_LANES; k++)
+        outs_free(&o[k]);
     photos_free(&ph);
     return rc;
 }

@@ -1,8 +1,8 @@
 /* bench_jpeg.h - `gpufilt bench jpeg`: the rates a photo batch is judged
  * by, measured on this machine with the user's photos or generated ones:
  * libjpeg-turbo on every core (RGB, and the luma alone as --gray decodes),
- * nvJPEG's hardware decoder in batches of 64 (RGB and luma), its GPU_HYBRID
- * and HYBRID backends, the hardware and the CPU decoding at once from one
+ * nvJPEG's hardware decoder in batches of 64 from GF_JPEG_GPU_LANES threads
+ * (RGB and luma), its GPU_HYBRID and HYBRID backends the same way, the hardware and the CPU decoding at once from one
  * list (as a batch run does), and PNG encoding alone on every core at the
  * default level. */
 #ifndef GF_BENCH_JPEG_H

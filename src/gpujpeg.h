@@ -31,8 +31,9 @@ typedef struct gf_jpeg_gpu gf_jpeg_gpu;
  * gpufilt built without it). */
 int gf_jpeg_gpu_load(void);
 
-/* Opens nvJPEG's hardware decoder on GPU `device`, with a stream of its
- * own (the device's context must exist: gf_gpu_open). Takes 0.4-0.9 s on
+/* Opens nvJPEG's hardware decoder on GPU `device`, and its first lane
+ * (below), with a stream of its own (the device's context must exist:
+ * gf_gpu_open). Takes 0.4-0.9 s on
  * the H100 machine, of which nvjpegCreateEx 0.3-0.4 s (docs/benchmarks.md).
  * Errors: GF_ENOGPU (nvJPEG missing, or no hardware decoder), GF_EINTERNAL. */
 int gf_jpeg_gpu_open(int device, gf_jpeg_gpu **out);
@@ -53,6 +54,13 @@ void gf_jpeg_gpu_close(gf_jpeg_gpu *j);
 /* Outcome of one file in gf_jpeg_gpu_decode. */
 enum { GF_JPEG_GPU_DONE = 0, GF_JPEG_GPU_REFUSED = 1, GF_JPEG_GPU_FAILED = 2 };
 
+/* Batches one decoder takes at once, each from a thread of its own: its
+ * lanes, each with nvJPEG's decoder state and a stream, under one handle.
+ * One thread keeps the H100's JPEG engines about 80% busy (it prepares the
+ * next batch's headers and bitstreams on the CPU while none runs); two
+ * reach their rate and three gain nothing (docs/benchmarks.md). */
+#define GF_JPEG_GPU_LANES 2
+
 /* Decodes the n JPEG files data[i] (host memory, len[i] bytes) whose
  * headers the hardware decoder takes, in one batch, into out[i] (device
  * images whose shape the caller has set to the file's size: one channel for
@@ -60,7 +68,8 @@ enum { GF_JPEG_GPU_DONE = 0, GF_JPEG_GPU_REFUSED = 1, GF_JPEG_GPU_FAILED = 2 };
  * status[i]: GF_JPEG_GPU_DONE, GF_JPEG_GPU_REFUSED (not a file for the
  * hardware decoder) or GF_JPEG_GPU_FAILED; either of the last two is for the
  * CPU to decode. Returns 0, or GF_EINTERNAL when CUDA itself failed (the
- * context may be lost). One thread at a time. */
+ * context may be lost). Up to GF_JPEG_GPU_LANES threads at once run side by
+ * side; a further one waits for the first lane. */
 int gf_jpeg_gpu_decode(gf_jpeg_gpu *j, int n, const unsigned char *const *data,
                        const size_t *len, gf_dimage *const *out, int *status);
 

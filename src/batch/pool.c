@@ -26,26 +26,28 @@
  * loading, 240-300 ms (docs/benchmarks.md). --backend auto runs a single
  * file on the CPU when its stages should take less than this there. */
 #define GPU_START_MS 250.0
-/* The hardware JPEG decoders. Each GPU's decoder thread takes every file
- * queued for it, up to HW_BATCH_MAX, as soon as its last batch is done; its
- * feeder thread takes the next files of the list, reads them and keeps
- * HW_AHEAD of them queued (handing any file the hardware does not take to
- * the CPU workers), so the decoder always has its next batch. The CPU
+/* The hardware JPEG decoders. Each GPU's decoder threads (one a lane,
+ * GF_JPEG_GPU_LANES) take every file queued for them, up to HW_BATCH_MAX,
+ * as soon as their last batch is done; as many feeder threads take the next
+ * files of the list, read them and keep HW_AHEAD of them queued (handing
+ * any file the hardware does not take to the CPU workers), so a decoder
+ * always has its next batch. The CPU
  * workers take the other files of the list as they come, and the files the
  * decoders are done with: the split follows the rates of the decoders and
  * the cores as they run, with no fraction set. A batch of 64 decodes in
  * 32-40 ms on an H100 (docs/benchmarks.md). */
 #define HW_BATCH_MAX 64
-#define HW_AHEAD (2 * HW_BATCH_MAX)
-/* Files a GPU's feeder keeps read ahead, queued or decoded and not yet
- * taken by a worker (besides the batch being decoded): what bounds the
+#define HW_AHEAD (GF_JPEG_GPU_LANES * HW_BATCH_MAX)
+/* Files a GPU's feeders keep read ahead, queued or decoded and not yet
+ * taken by a worker (besides the batches being decoded): what bounds the
  * memory of a batch whose workers are slower than the decoder. */
 #define HW_HELD (3 * HW_BATCH_MAX)
 /* Batches of at least this many files take the driver's most work queues
  * a GPU (gf_gpu_env_long_batch): a JPEG histogram batch gained 24 us a file
  * and lost 0.45 s at start-up and exit on the H100 machine. */
 #define LONG_BATCH 20000
-/* How often a decoder thread measures the cores it and its feeder use. */
+/* How often a decoder thread measures the cores the decoder's and feeders'
+ * threads use. */
 #define BUSY_WINDOW_MS 250.0
 /* Why a batch file ran on the CPU under --backend auto before the GPU's
  * start-up was over (or found no GPU). */
@@ -67,23 +69,24 @@ typedef struct slot {
     int nready, nworkers;
     pthread_t start_thread;
     int start_on;
-    /* its feeder: reads the list's next files for the decoder */
-    pthread_t fthread;
-    int fthread_on;
+    /* its feeders: read the list's next files for the decoder */
+    pthread_t fthread[GF_JPEG_GPU_LANES];
+    int nfthreads;
     pthread_cond_t feed;
-    /* the hardware decoder: jstate 0 not started, 1 opening, 2 ready, -1 not */
-    int jstate, jthread_on;
-    pthread_t jthread;
+    /* the hardware decoder: jstate 0 not started, 1 opening, 2 ready, -1 not;
+     * a thread a lane, each with its context (its output buffers) */
+    int jstate, njthreads, nlanes; /* nlanes: threads that took a lane */
+    pthread_t jthread[GF_JPEG_GPU_LANES];
+    gf_gpu *jgpu[GF_JPEG_GPU_LANES];
     pthread_cond_t jwork;
     gf_jpeg_gpu *jpeg;
-    gf_gpu *jgpu;       /* the decoder thread's context: its output buffers */
     gf_job *qhead, *qtail; /* queued for the decoder */
     int nqueued;
     gf_job *dhead, *dtail; /* decoded: for a worker of this GPU */
     int ndecoded;
-    /* while the decoder never waits for files, the cores it and its feeder
-     * kept busy over the last BUSY_WINDOW_MS, rounded up (else 0): as many
-     * workers sit out */
+    /* while the decoder never waits for files, the cores its and its
+     * feeders' threads kept busy over the last BUSY_WINDOW_MS, rounded up
+     * (else 0): as many workers sit out */
     int busy, waited;
     double win_start, win_cpu;
     gf_dimage *spare;   /* output buffers given back, for reuse */
@@ -125,19 +128,24 @@ typedef struct pool {
 static void *jpeg_main(void *arg);
 static void *feeder_main(void *arg);
 
-/* Starts s's hardware decoder thread once, and in a batch that decodes
- * JPEGs on it, its feeder: the feeder reads and queues the first files
- * while nvJPEG starts, so the first batch is whole; lock held. */
+/* Starts s's first hardware decoder thread once (it starts the others
+ * once nvJPEG is open), and in a batch that decodes JPEGs on it, its
+ * feeders: they read and queue the first files while nvJPEG starts, so the
+ * first batches are whole; lock held. */
 static void start_jpeg(slot *s)
 {
     if (s->jstate != 0)
         return;
     s->jstate = 1;
-    s->jthread_on = pthread_create(&s->jthread, NULL, jpeg_main, s) == 0;
-    if (!s->jthread_on)
+    if (pthread_create(&s->jthread[0], NULL, jpeg_main, s) != 0) {
         s->jstate = -1;
-    else if (s->P->plan->batch && gf_job_gpu_jpeg(s->P->plan))
-        s->fthread_on = pthread_create(&s->fthread, NULL, feeder_main, s) == 0;
+        return;
+    }
+    s->njthreads = 1;
+    while (s->P->plan->batch && gf_job_gpu_jpeg(s->P->plan) &&
+           s->nfthreads < GF_JPEG_GPU_LANES &&
+           pthread_create(&s->fthread[s->nfthreads], NULL, feeder_main, s) == 0)
+        s->nfthreads++;
 }
 
 /* The auto backend's one-line notice that the CPU runs, once; lock held. */
@@ -477,8 +485,9 @@ static void decoded(pool *P, slot *s, gf_job *j)
 
 /* The output buffers of a batch of n jobs, each with room for its stages
  * to run in it (a worker runs them there), reused where one is large
- * enough, shaped; 0, or an error (device memory). */
-static int batch_buffers(slot *s, gf_job **jobs, int n)
+ * enough, else allocated in context g, shaped; 0, or an error (device
+ * memory). */
+static int batch_buffers(slot *s, gf_gpu *g, gf_job **jobs, int n)
 {
     pool *P = s->P;
     int rc = 0, fresh = 0;
@@ -495,14 +504,14 @@ static int batch_buffers(slot *s, gf_job **jobs, int n)
             }
         pthread_mutex_unlock(&P->lock);
         if (!jobs[k]->hw.data) {
-            rc = gf_dimage_alloc(s->jgpu, &jobs[k]->hw, need);
+            rc = gf_dimage_alloc(g, &jobs[k]->hw, need);
             fresh = 1;
         }
         if (rc == 0)
             rc = gf_dimage_shape(&jobs[k]->hw, &jobs[k]->shape);
     }
     if (rc == 0 && fresh) /* alloc's zeroing, before the decoder's stream writes */
-        rc = gf_gpu_sync(s->jgpu);
+        rc = gf_gpu_sync(g);
     return rc;
 }
 
@@ -517,59 +526,53 @@ static double thread_cpu_ms(pthread_t t)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* s->busy from the CPU time of s's decoder thread (the caller) and feeder,
- * once a BUSY_WINDOW_MS: the hardware decoder is what bounds the batch
- * when it never waited for files meanwhile, and then its threads should
- * find a core free whenever they are ready (a histogram batch keeps 1.3-1.5
- * cores busy; a PNG batch, bound by deflate on the workers, 0.4-0.6 with
- * waits); lock held. */
+/* s->busy from the CPU time of s's decoder and feeder threads, once a
+ * BUSY_WINDOW_MS: the hardware decoder is what bounds the batch when it
+ * never waited for files meanwhile, and then its threads should find a
+ * core free whenever they are ready (a histogram batch keeps 1.3-1.5 cores
+ * busy with one lane; a PNG batch, bound by deflate on the workers, 0.4-0.6
+ * with waits); lock held. */
 static void measure_busy(slot *s)
 {
     const double now = gf_now_ms();
-    double cpu;
+    double cpu = 0;
 
     if (now - s->win_start < BUSY_WINDOW_MS)
         return;
-    cpu = thread_cpu_ms(pthread_self()) + (s->fthread_on ? thread_cpu_ms(s->fthread) : 0);
+    for (int k = 0; k < s->njthreads; k++)
+        cpu += thread_cpu_ms(s->jthread[k]);
+    for (int k = 0; k < s->nfthreads; k++)
+        cpu += thread_cpu_ms(s->fthread[k]);
     s->busy = s->win_start > 0 && !s->waited && cpu > s->win_cpu
                   ? (int)ceil((cpu - s->win_cpu) / (now - s->win_start))
                   : 0;
-    if (s->busy > 2)
-        s->busy = 2;
+    if (s->busy > GF_JPEG_GPU_LANES + 1)
+        s->busy = GF_JPEG_GPU_LANES + 1;
     s->waited = 0;
     s->win_start = now;
     s->win_cpu = cpu;
 }
 
-/* A GPU's hardware decoder thread: opens nvJPEG, then decodes what workers
- * queue, a batch at a time, and hands the files back. */
-static void *jpeg_main(void *arg)
+/* A decoder thread's work, on lane `lane` of s's decoder (its context
+ * s->jgpu[lane]), lock held: decodes what the feeders queue, a batch at a
+ * time, and hands the files back, until the batch ends or the decoder
+ * fails; then no file is left in its queue. */
+static void decode_loop(slot *s, int lane)
 {
-    slot *s = arg;
     pool *P = s->P;
-    gf_jpeg_gpu *jd = NULL;
-    /* the library loads while the start-up thread creates the context */
-    int rc = gf_jpeg_gpu_load();
+    int rc;
 
-    if (rc == 0)
-        rc = gf_gpu_open(s->device, &s->jgpu, NULL, 0);
-    if (rc == 0)
-        rc = gf_jpeg_gpu_open(s->device, &jd);
-    pthread_mutex_lock(&P->lock);
-    s->jpeg = jd;
-    s->jstate = rc ? -1 : 2;
-    pthread_cond_broadcast(&P->cond);
     while (s->jstate == 2 && s->state >= 0) {
         const unsigned char *data[HW_BATCH_MAX];
         size_t len[HW_BATCH_MAX];
         gf_dimage *out[HW_BATCH_MAX];
         gf_job *jobs[HW_BATCH_MAX];
         int status[HW_BATCH_MAX], n = 0;
-        while (!P->jstop && !s->qhead && s->state >= 0) {
+        while (!P->jstop && !s->qhead && s->state >= 0 && s->jstate == 2) {
             s->waited = 1;
             pthread_cond_wait(&s->jwork, &P->lock);
         }
-        if (!s->qhead || s->state < 0)
+        if (!s->qhead || s->state < 0 || s->jstate != 2)
             break;
         while (s->qhead && n < HW_BATCH_MAX) {
             gf_job *j = pop(&s->qhead, &s->qtail);
@@ -579,11 +582,11 @@ static void *jpeg_main(void *arg)
             out[n++] = &j->hw;
         }
         s->nqueued -= n;
-        pthread_cond_signal(&s->feed);
+        pthread_cond_broadcast(&s->feed);
         pthread_mutex_unlock(&P->lock);
-        rc = batch_buffers(s, jobs, n);
+        rc = batch_buffers(s, s->jgpu[lane], jobs, n);
         if (rc == 0)
-            rc = gf_jpeg_gpu_decode(jd, n, data, len, out, status);
+            rc = gf_jpeg_gpu_decode(s->jpeg, n, data, len, out, status);
         pthread_mutex_lock(&P->lock);
         if (rc) /* CUDA failed: this GPU decodes no more JPEGs */
             s->jstate = -1;
@@ -601,8 +604,52 @@ static void *jpeg_main(void *arg)
         decoded(P, s, j);
     }
     s->nqueued = 0;
+    pthread_cond_broadcast(&s->jwork);
     pthread_cond_broadcast(&s->feed);
     pthread_cond_broadcast(&P->cond);
+}
+
+/* A GPU's other decoder threads: a context each, then decode_loop. */
+static void *lane_main(void *arg)
+{
+    slot *s = arg;
+    pool *P = s->P;
+    int lane;
+
+    pthread_mutex_lock(&P->lock);
+    lane = s->nlanes++;
+    pthread_mutex_unlock(&P->lock);
+    const int rc = gf_gpu_open(s->device, &s->jgpu[lane], NULL, 0);
+    pthread_mutex_lock(&P->lock);
+    if (rc == 0)
+        decode_loop(s, lane);
+    pthread_mutex_unlock(&P->lock);
+    return NULL;
+}
+
+/* A GPU's first hardware decoder thread: opens nvJPEG, starts the other
+ * lanes' threads, then decodes as they do. */
+static void *jpeg_main(void *arg)
+{
+    slot *s = arg;
+    pool *P = s->P;
+    gf_jpeg_gpu *jd = NULL;
+    /* the library loads while the start-up thread creates the context */
+    int rc = gf_jpeg_gpu_load();
+
+    if (rc == 0)
+        rc = gf_gpu_open(s->device, &s->jgpu[0], NULL, 0);
+    if (rc == 0)
+        rc = gf_jpeg_gpu_open(s->device, &jd);
+    pthread_mutex_lock(&P->lock);
+    s->jpeg = jd;
+    s->jstate = rc ? -1 : 2;
+    s->nlanes = 1;
+    while (rc == 0 && s->njthreads < GF_JPEG_GPU_LANES &&
+           pthread_create(&s->jthread[s->njthreads], NULL, lane_main, s) == 0)
+        s->njthreads++;
+    pthread_cond_broadcast(&P->cond);
+    decode_loop(s, 0);
     pthread_mutex_unlock(&P->lock);
     return NULL;
 }
@@ -678,7 +725,7 @@ static void worker_gpu_lost(gf_worker *w, const char *why)
             j->status = GF_JPEG_GPU_FAILED;
             decoded(P, s, j);
         }
-        pthread_cond_signal(&s->jwork);
+        pthread_cond_broadcast(&s->jwork);
         pthread_cond_broadcast(&P->cond);
     }
     w->gpu = NULL;
@@ -1148,10 +1195,12 @@ join:
      * to the process's exit, whose CUDA teardown main skips (gf_gpu_finish) */
     for (int k = 0; k < GF_MAX_DEVICES; k++) {
         slot *s = &P.slots[k];
-        if (s->jthread_on)
-            pthread_join(s->jthread, NULL);
-        if (s->fthread_on)
-            pthread_join(s->fthread, NULL);
+        for (int i = 0; i < s->njthreads; i++)
+            pthread_join(s->jthread[i], NULL);
+        for (int i = 0; i < s->nfthreads; i++)
+            pthread_join(s->fthread[i], NULL);
+        for (int i = 0; i < GF_JPEG_GPU_LANES; i++)
+            gf_gpu_finish(s->jgpu[i]);
         for (int i = 0; i < s->nready; i++)
             gf_gpu_finish(s->ready[i]);
         free(s->ready);
