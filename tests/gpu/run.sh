@@ -154,6 +154,26 @@ for first in "" "--gray"; do
 		}
 	done
 done
+# each lane preallocates the hardware decoder's buffers for the largest
+# batch it has seen and again when one needs more, with the other lanes
+# held off: 6 MP photos, then 12 MP ones, make them grow while the other
+# lane decodes (the first 6 MP files go to the CPU while nvJPEG opens)
+mkdir -p "$t/grow"
+python3 bench/large_photo.py "$t/astro.ppm" 3000 2000 "$t/mid.ppm"
+"$gpufilt" "$t/mid.ppm" -o "$t/mid.jpg" -q
+for i in $(seq 1000 1999); do ln "$t/mid.jpg" "$t/grow/a$i.jpg"; done
+for i in $(seq 100 299); do ln "$t/big.jpg" "$t/grow/b$i.jpg"; done
+for be in cpu cuda; do
+	"$gpufilt" "$t"/grow/*.jpg --rowsum "$t/grow-$be/{stem}-rows.csv" \
+		--colsum "$t/grow-$be/{stem}-cols.csv" --backend $be --jobs 8 --timings json \
+		2>"$t/grow-$be.json" >/dev/null || { echo "test-gpu: growing batches: $be failed"; status=1; }
+done
+mid=$(grep '"jpeg-gpu"' "$t/grow-cuda.json" | grep -c '/grow/a')
+big=$(grep '"jpeg-gpu"' "$t/grow-cuda.json" | grep -c '/grow/b')
+echo "test-gpu: growing batches: nvJPEG decoded $mid of the 6 MP and $big of the 12 MP files"
+[ "$big" -gt 0 ] || { echo "test-gpu: growing batches: nvJPEG decoded none of the 12 MP files"; status=1; }
+diff -r "$t/grow-cpu" "$t/grow-cuda" >/dev/null ||
+	{ echo "test-gpu: growing batches: $(diff -rq "$t/grow-cpu" "$t/grow-cuda" | wc -l) profiles differ from the CPU's"; status=1; }
 echo "== nvJPEG under compute-sanitizer memcheck"
 if [ -x "$cs" ]; then
 	"$cs" --tool memcheck --error-exitcode 99 --print-limit 10 "$gpufilt" "$t"/in/s4*-1*.jpg \
