@@ -312,16 +312,11 @@ out:
  *     fast as libdeflate at level 1, its files 1.3-1.5% larger (third_party/README.md);
  *   - level 0 (stored) and 3 to 12: libdeflate, in one piece.
  * The segments depend only on the image's size and the level, so the bytes
- * do not depend on the number of cores. Every row is filtered before any
- * segment is deflated, and the filtered rows end in SLACK zeroed bytes:
- * nothing a segment's deflate reads at or past its end changes while it
- * runs (docs/benchmarks.md: a large image's PNG bytes differed now and then
- * while the next segment was filtered beside it). */
+ * do not depend on the number of cores. */
 #define SEGMENT_BYTES (1u << 20)
 #define SEGMENT_MIN_BYTES (12u << 20)
 #define ISAL_MAX_LEVEL 2
 #define FILTER_AVERAGE 3
-#define SLACK 64
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -472,13 +467,6 @@ static void deflate_libdeflate(const unsigned char *f, size_t raw, int level, se
     libdeflate_free_compressor(c);
 }
 
-/* The row after segment k's last, of nseg segments of rows_per rows. */
-static int segment_end(const gf_image *im, int k, int rows_per, int nseg)
-{
-    const int y1 = (k + 1) * rows_per;
-    return nseg == 1 || y1 > im->height ? im->height : y1;
-}
-
 int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len)
 {
     /* PNG's colour type by channels: gray, gray+alpha, RGB, RGBA */
@@ -488,25 +476,23 @@ int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *le
     const int isal = level >= 1 && level <= ISAL_MAX_LEVEL;
     int nseg = isal && raw >= SEGMENT_MIN_BYTES ? (im->height + rows_per - 1) / rows_per : 1;
     segment *sg = calloc((size_t)nseg, sizeof *sg);
-    unsigned char *f = malloc(raw + SLACK), ihdr[13], *p;
+    unsigned char *f = malloc(raw ? raw : 1), ihdr[13], *p;
     size_t total = 8 + 25 + 12 + 6; /* signature, IHDR, IEND, zlib header and Adler-32 */
     int failed = !sg || !f;
 
-    if (f)
-        memset(f + raw, 0, SLACK);
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (nseg > 1)
-    for (int k = 0; k < nseg; k++) {
-        const int y0 = k * rows_per;
-        failed |= !f || filter_rows(im, y0, segment_end(im, k, rows_per, nseg),
-                                    f + (size_t)y0 * rowlen);
-    }
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (nseg > 1)
     for (int k = 0; k < nseg; k++) {
         if (failed)
             continue;
-        const int y0 = k * rows_per, y1 = segment_end(im, k, rows_per, nseg);
+        const int y0 = k * rows_per, y1 = nseg == 1 || y0 + rows_per > im->height
+                                              ? im->height
+                                              : y0 + rows_per;
         unsigned char *fk = f + (size_t)y0 * rowlen;
         const size_t n = (size_t)(y1 - y0) * rowlen;
+        if (filter_rows(im, y0, y1, fk)) {
+            failed = 1;
+            continue;
+        }
         if (isal)
             deflate_isal(fk, n, level, k == nseg - 1, &sg[k]);
         else
