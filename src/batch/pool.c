@@ -35,7 +35,7 @@
  * workers take the other files of the list as they come, and the files the
  * decoders are done with: the split follows the rates of the decoders and
  * the cores as they run, with no fraction set. A batch of 64 2400x1600
- * photos decodes in about 25 ms on an H100, two at once in about 40
+ * photos decodes in about 19 ms on an H100, two at once in about 40
  * (docs/benchmarks.md). */
 #define HW_BATCH_MAX 64
 #define HW_AHEAD (GF_JPEG_GPU_LANES * HW_BATCH_MAX)

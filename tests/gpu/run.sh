@@ -154,9 +154,10 @@ for first in "" "--gray"; do
 		}
 	done
 done
-# batches whose files grow, 6 MP photos then 12 MP ones, on both lanes at
-# once (the first 6 MP files go to the CPU while nvJPEG opens); their
-# projection profiles against the CPU's
+# each lane preallocates the hardware decoder's buffers for the largest
+# batch it has seen and again when one needs more, with the other lanes
+# held off: 6 MP photos, then 12 MP ones, make them grow while the other
+# lane decodes (the first 6 MP files go to the CPU while nvJPEG opens)
 mkdir -p "$t/grow"
 python3 bench/large_photo.py "$t/astro.ppm" 3000 2000 "$t/mid.ppm"
 "$gpufilt" "$t/mid.ppm" -o "$t/mid.jpg" -q
