@@ -95,7 +95,8 @@ struct gf_jpeg_gpu {
     nvjpegHandle_t handle;
     lane lanes[GF_JPEG_GPU_LANES];
     /* a lane's batch holds it to read, a preallocation to write: nvJPEG's
-     * preallocation is not among what may run beside the other lanes */
+     * thread-safety notes cover decoding with a state a thread, not a
+     * preallocation beside another thread's decode */
     pthread_rwlock_t prealloc;
     pthread_mutex_t lock; /* for encoders */
     struct {

@@ -426,7 +426,8 @@ static void deflate_isal(const unsigned char *f, size_t raw, int level, int last
     sg->z = malloc(cap);
     /* zeroed, as the stream: igzip's stateless deflate reads parts of both
      * that isal_deflate_stateless_init does not set (valgrind), which made
-     * the bytes of a large image's PNG differ between runs now and then */
+     * the bytes of a large image's PNG differ between runs now and then (a
+     * rarer difference, pixels equal, remains: docs/benchmarks.md) */
     unsigned char *level_buf = calloc(1, buf_size[level]);
     sg->failed = 1;
     memset(&z, 0, sizeof z);
