@@ -1,4 +1,5 @@
-/* mean.cu - box mean (box filter) kernels, 3x3 and 5x5, every pixel and
+/* mean.cu - box mean (box filter) kernels: the box-mean experiment's own for
+ * 3x3 and 5x5, every other window on the stencil framework. Every pixel and
  * channel written with the border modes of src/border.h, for every layout:
  * the 8-bit gray kernels first, then those of the other layouts. The
  * rounding and border rules are the CPU reference's (src/stages/mean.c);
@@ -9,6 +10,7 @@
  * halo. The seed skipped borders and its shared kernel read shared cells
  * nothing wrote; these do neither. */
 #include "check.h"
+#include "stencil.cuh"
 
 #include "../src/stages/mean.h"
 
@@ -687,27 +689,85 @@ static int launch(const gf_dimage *in, gf_dimage *out, gf_border b, int variant,
     return 0;
 }
 
+/* ---- Every other window, on the stencil framework (cuda/stencil.cuh). */
+
+/* The 2-D rule: the window's sum, by its definition. */
+struct mean_rule_2d {
+    int rx, ry;
+    gf_mean_div div;
+    template <class W> __device__ __forceinline__ unsigned at(const W &win, int c) const
+    {
+        unsigned s = 0;
+        for (int dy = -ry; dy <= ry; dy++)
+            for (int dx = -rx; dx <= rx; dx++)
+                s += win(dx, dy, c);
+        return gf_mean_div_apply(s, div);
+    }
+};
+
+/* The separable rule: row sums, then the sum of the window's row sums. */
+template <typename T> struct mean_rule_sep {
+    typedef uint32_t acc;
+    int rx, ry, channels;
+    gf_mean_div div;
+    __device__ __forceinline__ unsigned row(const T *s, int c) const
+    {
+        unsigned v = 0;
+        for (int j = 0; j <= 2 * rx; j++)
+            v += s[j * channels];
+        return v;
+    }
+    template <class R> __device__ __forceinline__ unsigned col(const R &ring, int x, int y, int c) const
+    {
+        unsigned v = 0;
+        for (int k = 0; k <= 2 * ry; k++)
+            v += ring(k);
+        return gf_mean_div_apply(v, div);
+    }
+};
+
+template <typename T, int C>
+static int launch_any(const gf_mean_params *p, const gf_dimage *in, gf_dimage *out, int variant,
+                      cudaStream_t st)
+{
+    const gf_mean_div div = gf_mean_div_of((unsigned)(p->kw * p->kh), in->bits);
+
+    if (variant == MEAN_GLOBAL)
+        return st_launch_2d<T, C>(ST_GLOBAL, mean_rule_2d{p->kw / 2, p->kh / 2, div}, in, out,
+                                  p->border, st);
+    return st_launch_sep<T, C>(mean_rule_sep<T>{p->kw / 2, p->kh / 2, C, div}, in, out,
+                               p->border, st);
+}
+
 static int mean_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                      void *stream)
 {
     const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
     cudaStream_t st = (cudaStream_t)stream;
-    int rc;
+    const int k = p->kw == p->kh && (p->kw == 3 || p->kw == 5) ? p->kw : 0;
+    int rc = 0;
 
     const gf_shape os = gf_dimage_shape_of(in);
 
-    if ((p->ksize != 3 && p->ksize != 5) || in->height > 65535)
-        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", p->ksize);
+    if (p->kw < 1 || p->kh < 1 || p->kw > GF_MEAN_MAX_SIDE || p->kh > GF_MEAN_MAX_SIDE ||
+        p->kw % 2 == 0 || p->kh % 2 == 0 || in->height > 65535)
+        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (window %dx%d)", p->kw, p->kh);
+    if (!k) {
+#define LAUNCH_ANY(T, C) rc = launch_any<T, C>(p, in, out, variant, st)
+        GF_LAYOUT_SWITCH(in->channels, in->bits, LAUNCH_ANY)
+#undef LAUNCH_ANY
+        return rc;
+    }
     if ((rc = gf_dimage_shape(out, &os)))
         return rc;
     if (in->channels == 1 && in->bits == 8) {
-        rc = p->ksize == 3 ? launch<1>(in, out, p->border, variant, st)
-                           : launch<2>(in, out, p->border, variant, st);
+        rc = k == 3 ? launch<1>(in, out, p->border, variant, st)
+                    : launch<2>(in, out, p->border, variant, st);
         if (rc)
             return rc;
     } else {
 #define LAUNCH(T, C)                                                                          \
-    if (p->ksize == 3)                                                                        \
+    if (k == 3)                                                                               \
         launch_px<T, C, 1>(in, out, p->border, variant, st);                                  \
     else                                                                                      \
         launch_px<T, C, 2>(in, out, p->border, variant, st)

@@ -243,9 +243,10 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
     if (!gf_npp_box || !(img->channels == 1 || (img->channels == 3 && img->bits == 8)))
         return 0;
     if (s->ops == gf_stage_find("mean") &&
-        GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE) {
+        GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE &&
+        GF_CPARAMS(s, gf_mean_params)->kw == GF_CPARAMS(s, gf_mean_params)->kh) {
         l.fn = npp_box_fn;
-        l.i0 = GF_CPARAMS(s, gf_mean_params)->ksize;
+        l.i0 = GF_CPARAMS(s, gf_mean_params)->kw;
         tol = 1;
         note(b, "npp box filter: replicate border, rounds down, checked to +-1");
     } else if (s->ops == gf_stage_find("transpose") &&

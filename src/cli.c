@@ -110,8 +110,9 @@ static const gf_stage_opt report_opts[] = {
     {NULL, NULL, NULL, 0, NULL},
 };
 
-/* Every stage option, with the stage kind that owns it (NULL: any report
- * stage). */
+/* Every stage option, with the first stage kind that lists it (NULL: any
+ * report stage). Stage kinds that list an option of the same name share it
+ * (the stencil stages' --border): it applies to each of them. */
 typedef struct stage_opt {
     const gf_stage_ops *owner;
     const gf_stage_opt *opt;
@@ -122,11 +123,31 @@ static int collect_stage_opts(stage_opt *map, int max)
     int n = 0;
 
     for (int i = 0; gf_stages[i]; i++)
-        for (const gf_stage_opt *o = gf_stages[i]->opts; o && o->name && n < max; o++)
-            map[n++] = (stage_opt){gf_stages[i], o};
+        for (const gf_stage_opt *o = gf_stages[i]->opts; o && o->name && n < max; o++) {
+            int seen = 0; /* an option several stages share (--border) is listed once */
+            for (int j = 0; j < n && !seen; j++)
+                seen = !strcmp(map[j].opt->name, o->name);
+            if (!seen)
+                map[n++] = (stage_opt){gf_stages[i], o};
+        }
     for (const gf_stage_opt *o = report_opts; o->name && n < max; o++)
         map[n++] = (stage_opt){NULL, o};
     return n;
+}
+
+/* 1 when stage kind ops lists the option `name`. */
+static int has_opt(const gf_stage_ops *ops, const char *name)
+{
+    for (const gf_stage_opt *o = ops->opts; o && o->name; o++)
+        if (!strcmp(o->name, name))
+            return 1;
+    return 0;
+}
+
+/* 1 when the setting or modifier so applies to stage s. */
+static int applies(const stage_opt *so, const gf_stage *s)
+{
+    return so->owner ? has_opt(s->ops, so->opt->name) : gf_stage_is_report(s);
 }
 
 void gf_cli_usage(FILE *f)
@@ -253,7 +274,9 @@ static int add_stage(parse_state *ps, const stage_opt *so, const char *arg)
     if ((rc = so->opt->parse(s, arg)) < 0)
         return rc;
     p->nstages++;
-    for (int i = 0; gf_stage_is_report(s) && i < ps->nmodifiers; i++) {
+    for (int i = 0; i < ps->nmodifiers; i++) {
+        if (!applies(ps->modifiers[i].so, s))
+            continue;
         rc = ps->modifiers[i].so->opt->parse(s, ps->modifiers[i].arg);
         if (rc < 0)
             return rc;
@@ -437,15 +460,15 @@ static int finish_inputs(gf_plan *p, int argc, char **argv)
     return 0;
 }
 
-/* Settings apply to every stage of their kind; a modifier must precede a
- * report stage it applies to. */
+/* Settings apply to every stage that lists them, wherever given; a
+ * modifier must precede a stage it applies to. */
 static int finish_settings(parse_state *ps)
 {
     gf_plan *p = ps->p;
 
     for (int i = 0; i < ps->nsettings; i++)
         for (int s = 0; s < p->nstages; s++)
-            if (p->stages[s].ops == ps->settings[i].so->owner) {
+            if (applies(ps->settings[i].so, &p->stages[s])) {
                 int rc = ps->settings[i].so->opt->parse(&p->stages[s], ps->settings[i].arg);
                 if (rc < 0)
                     return rc;
@@ -453,8 +476,8 @@ static int finish_settings(parse_state *ps)
     for (int i = 0; i < ps->nmodifiers; i++)
         if (!ps->modifiers[i].used)
             return gf_err(GF_EUSAGE, NULL,
-                          "--%s: no report stage that it applies to follows it (a modifier "
-                          "applies to the report stages given after it)",
+                          "--%s: no stage that it applies to follows it (a modifier applies "
+                          "to the stages given after it)",
                           ps->modifiers[i].so->opt->name);
     return 0;
 }

@@ -37,7 +37,7 @@ typedef struct gf_stage_ops gf_stage_ops;
 struct json_t;
 
 /* Bytes of a stage's own parameters (gf_stage.params). */
-#define GF_STAGE_PARAMS 48
+#define GF_STAGE_PARAMS 1024
 
 /* A stage's parameters as its own type T: GF_PARAMS(s, T) for reading and
  * writing. Each stage file checks sizeof(T) <= GF_STAGE_PARAMS. */

@@ -1,26 +1,26 @@
-/* mean.c - the box mean stage: --mean 3|5 and --border MODE. */
+/* mean.c - the box mean stage: --mean K|WxH, on the stencil framework. */
 #include "mean.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RADIUS 2
-
 _Static_assert(sizeof(gf_mean_params) <= GF_STAGE_PARAMS, "mean params");
 
-static int check_args(const gf_image *in, const gf_image *out, int ksize)
+static int check_args(const gf_image *in, const gf_image *out, int kw, int kh)
 {
-    if ((ksize != 3 && ksize != 5) || out->width != in->width || out->height != in->height ||
+    if (kw < 1 || kh < 1 || kw > GF_MEAN_MAX_SIDE || kh > GF_MEAN_MAX_SIDE || kw % 2 == 0 ||
+        kh % 2 == 0 || out->width != in->width || out->height != in->height ||
         out->channels != in->channels || out->bits != in->bits)
-        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (ksize %d)", ksize);
+        return gf_err(GF_EINTERNAL, NULL, "mean: bad arguments (window %dx%d)", kw, kh);
     return 0;
 }
 
-int gf_mean_gold(const gf_image *in, gf_image *out, int ksize, gf_border border)
+int gf_mean_gold(const gf_image *in, gf_image *out, int kw, int kh, gf_border border)
 {
-    const int w = in->width, h = in->height, r = ksize / 2, area = ksize * ksize;
-    int rc = check_args(in, out, ksize);
+    const int w = in->width, h = in->height, rx = kw / 2, ry = kh / 2;
+    const uint64_t area = (uint64_t)kw * (uint64_t)kh;
+    int rc = check_args(in, out, kw, kh);
 
     if (rc)
         return rc;
@@ -28,228 +28,221 @@ int gf_mean_gold(const gf_image *in, gf_image *out, int ksize, gf_border border)
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
             for (int c = 0; c < in->channels; c++) {
-                unsigned s = 0;
-                for (int dy = -r; dy <= r; dy++)
-                    for (int dx = -r; dx <= r; dx++) {
-                        int xx = gf_border_index(x + dx, w, border.mode);
-                        int yy = gf_border_index(y + dy, h, border.mode);
-                        s += xx < 0 || yy < 0 ? (unsigned)border.value : gf_sample(in, xx, yy, c);
-                    }
-                gf_sample_set(out, x, y, c, (2 * s + (unsigned)area) / (2 * (unsigned)area));
+                uint64_t s = 0;
+                for (int dy = -ry; dy <= ry; dy++)
+                    for (int dx = -rx; dx <= rx; dx++)
+                        s += gf_stencil_at(in, x + dx, y + dy, c, border);
+                gf_sample_set(out, x, y, c, (unsigned)((2 * s + area) / (2 * area)));
             }
     return 0;
 }
 
-/* The fast path, one output row at a time: the column sums of the K window
- * rows for every sample of the row into c[r C .. r C + w C), the border
- * pixels' into the r C places each side, then each sample from the K
- * column sums a pixel (C samples) apart. Written once per sample type T
- * with sums of type S (16 bits hold 5 * 255, 32 bits 5 * 65535), for each
- * K and channel count C as constants, so that the compiler turns the loops
- * into vector code (the division a multiply-high), for AVX2 and for the
- * baseline x86-64 alike (target_clones). */
-#define COLSUMS(NAME, T, S, K)                                                                \
-    GF_CLONES static void NAME(const unsigned char *const *restrict rows, void *cv, size_t off, \
-                               size_t n)                                                      \
+/* The fast path's rules. Row rule: the sums of kw samples C apart (the
+ * window's pixels) for every sample of the row, into 16-bit ring values for
+ * 8-bit images (63 * 255 fits) and 32-bit for 16-bit; short windows add
+ * whole shifted rows (loops the compiler turns into vector code), long ones
+ * slide a sum along each channel. Column rule: the sums of the kh ring rows,
+ * slid down the rows in `acc` (one row in, one out), rounded by
+ * gf_mean_div_apply; for 3x3 and 5x5 the sums are added afresh in 16 bits
+ * (8-bit) and divided by the constant area, which the compiler turns into a
+ * multiply-high. Written once per sample type T and sum type S
+ * (target_clones: AVX-512, AVX2 and baseline x86-64). */
+#define DIRECT_MAX 15 /* the longest row window added as shifted rows */
+
+#define ROW_RULE(NAME, T, S)                                                                  \
+    GF_CLONES static void NAME(const gf_stencil_job *j, const unsigned char *padded,          \
+                               void *ringv)                                                   \
     {                                                                                         \
-        S *restrict c = cv;                                                                   \
-        for (size_t i = 0; i < n; i++) {                                                      \
+        const T *restrict x = (const T *)(const void *)padded;                                \
+        S *restrict o = ringv;                                                                \
+        const size_t n = j->n, C = (size_t)j->channels;                                       \
+        if (j->kw <= DIRECT_MAX) {                                                            \
+            for (size_t i = 0; i < n; i++)                                                    \
+                o[i] = x[i];                                                                  \
+            for (int k = 1; k < j->kw; k++) {                                                 \
+                const T *restrict xk = x + (size_t)k * C;                                     \
+                for (size_t i = 0; i < n; i++)                                                \
+                    o[i] = (S)(o[i] + xk[i]);                                                 \
+            }                                                                                 \
+            return;                                                                           \
+        }                                                                                     \
+        for (size_t c = 0; c < C; c++) {                                                      \
             S s = 0;                                                                          \
-            for (int k = 0; k < (K); k++)                                                     \
-                s += ((const T *)(const void *)rows[k])[i];                                   \
-            c[off + i] = s;                                                                   \
+            for (int k = 0; k < j->kw; k++)                                                   \
+                s = (S)(s + x[c + (size_t)k * C]);                                            \
+            o[c] = s;                                                                         \
+            for (size_t i = c + C; i < n; i += C) {                                           \
+                s = (S)(s + x[i + (size_t)(j->kw - 1) * C] - x[i - C]);                       \
+                o[i] = s;                                                                     \
+            }                                                                                 \
         }                                                                                     \
     }
-#define ROUND_ROW(NAME, T, S, K, C)                                                           \
-    GF_CLONES static void NAME(const void *cv, unsigned char *restrict dst, size_t n)         \
+ROW_RULE(row_8, uint8_t, uint16_t)
+ROW_RULE(row_16, uint16_t, uint32_t)
+
+/* Row sums of K (3 or 5) samples C apart, in one pass. */
+#define ROW_K(NAME, T, S, K)                                                                  \
+    GF_CLONES static void NAME(const gf_stencil_job *j, const unsigned char *padded,          \
+                               void *ringv)                                                   \
     {                                                                                         \
-        const S *restrict c = cv;                                                             \
-        T *restrict o = (T *)(void *)dst;                                                     \
+        const T *restrict x = (const T *)(const void *)padded;                                \
+        S *restrict o = ringv;                                                                \
+        const size_t n = j->n, C = (size_t)j->channels;                                       \
         for (size_t i = 0; i < n; i++) {                                                      \
             S s = 0;                                                                          \
             for (int k = 0; k < (K); k++)                                                     \
-                s += c[i + (size_t)k * (C)];                                                  \
+                s = (S)(s + x[i + (size_t)k * C]);                                            \
+            o[i] = s;                                                                         \
+        }                                                                                     \
+    }
+ROW_K(row3_8, uint8_t, uint16_t, 3)
+ROW_K(row5_8, uint8_t, uint16_t, 5)
+ROW_K(row3_16, uint16_t, uint32_t, 3)
+ROW_K(row5_16, uint16_t, uint32_t, 5)
+
+#define COL_RULE(NAME, T, S)                                                                  \
+    GF_CLONES static void NAME(const gf_stencil_job *j, const void *const *win,               \
+                               const void *gone, const unsigned char *src, unsigned char *out,   \
+                               void *accv, int first)                                         \
+    {                                                                                         \
+        const size_t n = j->n;                                                                \
+        uint32_t *restrict acc = accv;                                                        \
+        T *restrict o = (T *)(void *)out;                                                     \
+        const gf_mean_div d = gf_mean_div_of((unsigned)(j->kw * j->kh), j->bits);             \
+        (void)src;                                                                            \
+        if (first) {                                                                          \
+            const S *restrict r0 = win[0];                                                    \
+            for (size_t i = 0; i < n; i++)                                                    \
+                acc[i] = r0[i];                                                               \
+            for (int k = 1; k < j->kh; k++) {                                                 \
+                const S *restrict rk = win[k];                                                \
+                for (size_t i = 0; i < n; i++)                                                \
+                    acc[i] += rk[i];                                                          \
+            }                                                                                 \
+        } else {                                                                              \
+            const S *restrict in = win[j->kh - 1], *restrict old = gone;                      \
+            for (size_t i = 0; i < n; i++)                                                    \
+                acc[i] += (uint32_t)in[i] - (uint32_t)old[i];                                 \
+        }                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                        \
+            o[i] = (T)(((uint64_t)(acc[i] + d.add) * d.m) >> d.shift);                        \
+    }
+COL_RULE(col_8, uint8_t, uint16_t)
+COL_RULE(col_16, uint16_t, uint32_t)
+
+/* K x K with K 3 or 5: the sum of K ring rows in S, over the constant area. */
+#define COL_K(NAME, T, S, K)                                                                  \
+    GF_CLONES static void NAME(const gf_stencil_job *j, const void *const *win,               \
+                               const void *gone, const unsigned char *src, unsigned char *out,   \
+                               void *acc, int first)                                          \
+    {                                                                                         \
+        T *restrict o = (T *)(void *)out;                                                     \
+        const S *restrict r[K];                                                               \
+        const size_t n = j->n; /* before the stores, which may alias *j */                  \
+        (void)gone, (void)src, (void)acc, (void)first;                                        \
+        for (int k = 0; k < (K); k++)                                                         \
+            r[k] = win[k];                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            S s = 0;                                                                          \
+            for (int k = 0; k < (K); k++)                                                     \
+                s += r[k][i];                                                                 \
             o[i] = (T)((S)(2 * s + (K) * (K)) / (S)(2 * (K) * (K)));                          \
         }                                                                                     \
     }
+COL_K(col3_8, uint8_t, uint16_t, 3)
+COL_K(col5_8, uint8_t, uint16_t, 5)
+COL_K(col3_16, uint16_t, uint32_t, 3)
+COL_K(col5_16, uint16_t, uint32_t, 5)
 
-COLSUMS(colsums3_8, uint8_t, uint16_t, 3)
-COLSUMS(colsums5_8, uint8_t, uint16_t, 5)
-COLSUMS(colsums3_16, uint16_t, uint32_t, 3)
-COLSUMS(colsums5_16, uint16_t, uint32_t, 5)
-#define ROUND_ROWS(C)                                                                         \
-    ROUND_ROW(round3_8_c##C, uint8_t, uint16_t, 3, C)                                         \
-    ROUND_ROW(round5_8_c##C, uint8_t, uint16_t, 5, C)                                         \
-    ROUND_ROW(round3_16_c##C, uint16_t, uint32_t, 3, C)                                       \
-    ROUND_ROW(round5_16_c##C, uint16_t, uint32_t, 5, C)
-ROUND_ROWS(1)
-ROUND_ROWS(2)
-ROUND_ROWS(3)
-ROUND_ROWS(4)
-
-typedef void (*colsums_fn)(const unsigned char *const *, void *, size_t, size_t);
-typedef void (*round_fn)(const void *, unsigned char *, size_t);
-
-/* The row functions for K (3 or 5), C channels and bits. */
-static void row_fns(int k, int channels, int bits, colsums_fn *cs, round_fn *rf)
+int gf_mean_cpu(const gf_image *in, gf_image *out, int kw, int kh, gf_border border)
 {
-    static const colsums_fn colsums[2][2] = {{colsums3_8, colsums5_8},
-                                             {colsums3_16, colsums5_16}};
-    static const round_fn rounds[2][2][4] = {
-        {{round3_8_c1, round3_8_c2, round3_8_c3, round3_8_c4},
-         {round5_8_c1, round5_8_c2, round5_8_c3, round5_8_c4}},
-        {{round3_16_c1, round3_16_c2, round3_16_c3, round3_16_c4},
-         {round5_16_c1, round5_16_c2, round5_16_c3, round5_16_c4}}};
-    *cs = colsums[bits / 16][k / 5];
-    *rf = rounds[bits / 16][k / 5][channels - 1];
-}
-
-int gf_mean_cpu(const gf_image *in, gf_image *out, int ksize, gf_border border)
-{
-    const int w = in->width, h = in->height, r = ksize / 2, ch = in->channels;
-    const size_t n = (size_t)w * (size_t)ch, sb = in->bits / 8, ssum = in->bits == 8 ? 2 : 4;
-    int failed = 0, rc = check_args(in, out, ksize);
-    colsums_fn colsums;
-    round_fn round_row;
+    const int k = kw == kh && (kw == 3 || kw == 5) ? kw : 0, b16 = in->bits == 16;
+    gf_stencil_cpu r = {b16 ? row_16 : row_8, b16 ? 4 : 2, b16 ? col_16 : col_8, 4};
+    const gf_stencil_job j = {NULL,   NULL, in->width, in->height,
+                              in->channels, in->bits, kw, kh, border,
+                              (size_t)in->width * (size_t)in->channels};
+    int rc = check_args(in, out, kw, kh);
 
     if (rc)
         return rc;
-    row_fns(ksize, ch, in->bits, &colsums, &round_row);
-#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(w, h))
-    {
-        /* column sums with r border pixels each side; a row of the
-         * constant border's value, for window rows outside the image */
-        unsigned char *c = malloc((n + 2 * MAX_RADIUS * (size_t)ch) * ssum);
-        unsigned char *konst = malloc(n * sb);
-        const unsigned char *rows[2 * MAX_RADIUS + 1];
-
-        if (!c || !konst) {
-            failed = 1;
-        } else {
-            for (size_t i = 0; i < n; i++)
-                if (sb == 1)
-                    konst[i] = (unsigned char)border.value;
-                else
-                    ((uint16_t *)(void *)konst)[i] = (uint16_t)border.value;
-        }
-#pragma omp for schedule(static)
-        for (int y = 0; y < h; y++) {
-            if (failed)
-                continue;
-            for (int dy = -r; dy <= r; dy++) {
-                int yy = gf_border_index(y + dy, h, border.mode);
-                rows[dy + r] = yy < 0 ? konst : in->data + (size_t)yy * in->stride;
-            }
-            colsums(rows, c, (size_t)r * ch, n);
-            /* the border pixels' column sums, r a side */
-            for (int x = -r; x < w + r; x++) {
-                int xx = gf_border_index(x, w, border.mode);
-                if (x >= 0 && x < w)
-                    continue;
-                for (int k = 0; k < ch; k++) {
-                    const size_t to = (size_t)(x + r) * ch + k, from = (size_t)(xx + r) * ch + k;
-                    const unsigned v = (unsigned)(ksize * border.value);
-                    if (ssum == 2)
-                        ((uint16_t *)(void *)c)[to] =
-                            xx < 0 ? (uint16_t)v : ((uint16_t *)(void *)c)[from];
-                    else
-                        ((uint32_t *)(void *)c)[to] = xx < 0 ? v : ((uint32_t *)(void *)c)[from];
-                }
-            }
-            round_row(c, out->data + (size_t)y * out->stride, n);
-        }
-        free(c);
-        free(konst);
+    if (k) {
+        r.row = k == 3 ? (b16 ? row3_16 : row3_8) : (b16 ? row5_16 : row5_8);
+        r.col = k == 3 ? (b16 ? col3_16 : col3_8) : (b16 ? col5_16 : col5_8);
     }
-    if (failed)
-        return gf_err(GF_EINTERNAL, NULL, "mean: out of memory");
-    return 0;
+    return gf_stencil_cpu_run(&r, &j, in, out);
 }
 
 static int mean_gold(const gf_stage *s, const gf_image *in, gf_image *out)
 {
     const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
-    return gf_mean_gold(in, out, p->ksize, p->border);
+    return gf_mean_gold(in, out, p->kw, p->kh, p->border);
 }
 
 static int mean_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 {
     const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
-    return gf_mean_cpu(in, out, p->ksize, p->border);
+    return gf_mean_cpu(in, out, p->kw, p->kh, p->border);
+}
+
+static int mean_in_place(const gf_stage *s, gf_image *img)
+{
+    return mean_cpu(s, img, img);
 }
 
 static void mean_label(const gf_stage *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "mean %d", GF_CPARAMS(s, gf_mean_params)->ksize);
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
+    if (p->kw == p->kh)
+        snprintf(buf, n, "mean %d", p->kw);
+    else
+        snprintf(buf, n, "mean %dx%d", p->kw, p->kh);
 }
 
-/* A constant border's value must be a sample of the image. */
-static int mean_check(const gf_stage *s, const gf_shape *in)
+static int mean_unchanged(const gf_stage *s, const gf_shape *in)
 {
-    const gf_border *b = &GF_CPARAMS(s, gf_mean_params)->border;
-
-    if (b->mode == GF_BORDER_CONSTANT && (unsigned)b->value > gf_sample_max(in->bits))
-        return gf_err(GF_EUSAGE, NULL,
-                      "--border constant=%d is above %u, the largest sample of a %s image",
-                      b->value, gf_sample_max(in->bits), gf_layout_words(in->channels, in->bits));
-    return 0;
+    const gf_mean_params *p = GF_CPARAMS(s, gf_mean_params);
+    (void)in;
+    return p->kw == 1 && p->kh == 1;
 }
 
 static int parse_mean(gf_stage *s, const char *arg)
 {
     gf_mean_params *p = GF_PARAMS(s, gf_mean_params);
 
-    if (strcmp(arg, "3") && strcmp(arg, "5"))
-        return gf_err(GF_EUSAGE, NULL, "--mean: size must be 3 or 5, not '%s'", arg);
-    p->ksize = arg[0] - '0';
     p->border.mode = GF_BORDER_REPLICATE;
-    return 0;
+    return gf_stencil_parse_window("--mean", arg, 1, GF_MEAN_MAX_SIDE, &p->kw, &p->kh);
 }
 
-/* --border MODE: replicate, reflect101, constant or constant=V. */
-static int parse_border(gf_stage *s, const char *arg)
-{
-    gf_border *b = &GF_PARAMS(s, gf_mean_params)->border;
-
-    b->value = 0;
-    if (!strcmp(arg, "replicate"))
-        b->mode = GF_BORDER_REPLICATE;
-    else if (!strcmp(arg, "reflect101"))
-        b->mode = GF_BORDER_REFLECT101;
-    else if (!strcmp(arg, "constant"))
-        b->mode = GF_BORDER_CONSTANT;
-    else if (!strncmp(arg, "constant=", 9)) {
-        b->mode = GF_BORDER_CONSTANT;
-        return gf_parse_int("--border constant", arg + 9, 0, 65535, &b->value);
-    } else
-        return gf_err(GF_EUSAGE, NULL,
-                      "--border: '%s' is not replicate, reflect101 or constant[=V]", arg);
-    return 0;
-}
-
-/* Test configurations: both sizes with every border mode (a random
- * constant within 8 bits, so it suits every layout); bench: both sizes,
- * replicate. */
+/* Test configurations: 3x3 and 5x5 with every border mode (a random
+ * constant within 8 bits, so it suits every layout), then 1x1, a wide and
+ * a tall window and a random one (up to 15 a side, that the gold stays
+ * quick on large images); bench: 3x3 and 5x5, replicate. */
 static int mean_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
     static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
                                            GF_BORDER_CONSTANT};
+    static const int extra[][2] = {{1, 1}, {7, 3}, {1, 9}};
     gf_mean_params *p = GF_PARAMS(s, gf_mean_params);
 
-    if (i >= (bench ? 2 : 6))
+    if (i >= (bench ? 2 : 10))
         return 0;
-    p->ksize = i % 2 ? 5 : 3;
-    p->border.mode = modes[i / 2];
+    if (i < 6) {
+        p->kw = p->kh = i % 2 ? 5 : 3;
+        p->border.mode = modes[i / 2];
+    } else {
+        p->kw = i < 9 ? extra[i - 6][0] : 1 + 2 * (int)(gf_rand(rng) % 8);
+        p->kh = i < 9 ? extra[i - 6][1] : 1 + 2 * (int)(gf_rand(rng) % 8);
+        p->border.mode = modes[i % 3];
+    }
     p->border.value = p->border.mode == GF_BORDER_CONSTANT ? (int)(gf_rand(rng) & 255) : 0;
     return 1;
 }
 
 static const gf_stage_opt mean_opts[] = {
-    {"mean", "3|5", "box mean (box filter) of 3x3 or 5x5 of each channel, rounded to nearest",
+    {"mean", "K|WxH",
+     "box mean (box filter) of K x K or W x H (odd, 1-63) of each channel, rounded to nearest",
      GF_OPT_ADD, parse_mean},
-    {"border", "MODE",
-     "how --mean reads outside the image: replicate (default), reflect101, constant[=V]",
-     GF_OPT_SETTING, parse_border},
+    GF_STENCIL_BORDER_OPT,
     {NULL, NULL, NULL, 0, NULL},
 };
 
@@ -273,9 +266,11 @@ const gf_stage_ops gf_stage_mean = {
     .variants = mean_variants,
     .defaults = mean_defaults,
     .layouts = GF_LAYOUTS_ALL,
-    .check = mean_check,
+    .check = gf_stencil_check,
+    .unchanged = mean_unchanged,
     .label = mean_label,
     .gold = mean_gold,
     .cpu = mean_cpu,
+    .cpu_in_place = mean_in_place,
     .config = mean_config,
 };

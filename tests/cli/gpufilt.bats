@@ -8,7 +8,7 @@ load helper
 	run "$GPUFILT" --help
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == usage:* ]]
-	[[ "$output" == *"--mean 3|5"* ]]
+	[[ "$output" == *"--mean K|WxH"* ]]
 	[[ "$output" == *"--border MODE"* ]]
 }
 

@@ -45,7 +45,8 @@ static void test_stages_in_order(void **state)
        &p);
     assert_int_equal(p.nstages, 6);
     assert_string_equal(p.stages[0].ops->name, "mean");
-    assert_int_equal(GF_CPARAMS(&p.stages[0], gf_mean_params)->ksize, 5);
+    assert_int_equal(GF_CPARAMS(&p.stages[0], gf_mean_params)->kw, 5);
+    assert_int_equal(GF_CPARAMS(&p.stages[0], gf_mean_params)->kh, 5);
     assert_string_equal(p.stages[1].ops->name, "threshold");
     assert_int_equal(GF_CPARAMS(&p.stages[1], gf_threshold_params)->otsu, 1);
     assert_string_equal(p.stages[2].ops->name, "mirror");
@@ -53,7 +54,7 @@ static void test_stages_in_order(void **state)
     assert_string_equal(p.stages[3].ops->name, "transpose");
     assert_string_equal(p.stages[4].ops->name, "hist");
     assert_string_equal(p.stages[4].path, "h.csv");
-    assert_int_equal(GF_CPARAMS(&p.stages[5], gf_mean_params)->ksize, 3);
+    assert_int_equal(GF_CPARAMS(&p.stages[5], gf_mean_params)->kw, 3);
     assert_int_equal(p.format, GF_FMT_PNG);
     assert_string_equal(p.inputs[0], "in.png");
     assert_int_equal(p.batch, 0);
@@ -77,7 +78,7 @@ static void test_settings_and_modifiers(void **state)
     assert_int_equal(p.stages[1].mods.plot_w, 640);
     assert_int_equal(p.stages[2].mods.log, 0); /* --hist-log is a histogram's */
     assert_int_equal(p.stages[2].mods.plot_h, 400);
-    usage_error("in.png --hist a.png --hist-log", "no report stage");
+    usage_error("in.png --hist a.png --hist-log", "no stage that it applies to follows");
     usage_error("in.png --colsum c.csv --hist-log --colsum d.csv", "--hist-log");
     usage_error("in.png --plot-size 10x10 --hist a.png", "--plot-size");
     /* --hist-channels is gone; it says what replaced it */

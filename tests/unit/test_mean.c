@@ -36,7 +36,7 @@ static unsigned char mean_of(const unsigned char *px, int w, int h, int k, gf_bo
 
     assert_int_equal(gf_image_alloc(&out, w, h, 1, 8), 0);
     memset(out.data, 0xA5, (size_t)w * h);
-    assert_int_equal(gf_mean_cpu(&in, &out, k, b), 0);
+    assert_int_equal(gf_mean_cpu(&in, &out, k, k, b), 0);
     v = out.data[(size_t)y * w + x];
     gf_image_free(&out);
     return v;
@@ -80,45 +80,85 @@ static void test_rounding(void **state)
     assert_int_equal(mean_of(nine, 3, 3, 3, zero, 2, 2), 3);
 }
 
-/* The fast path on a random w x h image of every layout, every size and
- * border, against sums of the brute-force padded image, channel by
- * channel. */
+/* The fast path on a random w x h image of every layout, windows square
+ * and not (short rows added as shifted rows, long ones slid), every border,
+ * out of place and in place, against sums of the brute-force padded image,
+ * channel by channel. */
 static void check_random(int w, int h)
 {
     static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
                                            GF_BORDER_CONSTANT};
+    int wins[][2] = {{3, 3}, {5, 5}, {1, 1}, {7, 3}, {3, 9}, {17, 5}, {0, 0}};
 
+    wins[6][0] = 1 + 2 * (int)(test_rand() % 6);
+    wins[6][1] = 1 + 2 * (int)(test_rand() % 6);
     for (int l = 0; l < 8; l++) {
         const int ch = test_layouts[l][0], bits = test_layouts[l][1];
-        gf_image in, out;
+        gf_image in, out, copy;
         random_layout(&in, w, h, ch, bits);
         assert_int_equal(gf_image_alloc(&out, w, h, ch, bits), 0);
-        for (int k = 3; k <= 5; k += 2)
+        assert_int_equal(gf_image_alloc(&copy, w, h, ch, bits), 0);
+        for (size_t wi = 0; wi < sizeof wins / sizeof wins[0]; wi++)
             for (int m = 0; m < 3; m++) {
+                const int kw = wins[wi][0], kh = wins[wi][1], rx = kw / 2, ry = kh / 2;
                 gf_border b = {modes[m], (int)(test_rand() & (bits == 8 ? 255 : 65535))};
-                int r = k / 2;
-                long area = k * k;
+                long area = kw * kh;
                 memset(out.data, 0xA5, out.stride * (size_t)h);
-                assert_int_equal(gf_mean_cpu(&in, &out, k, b), 0);
+                assert_int_equal(gf_mean_cpu(&in, &out, kw, kh, b), 0);
+                memcpy(copy.data, in.data, in.stride * (size_t)h);
+                assert_int_equal(gf_mean_cpu(&copy, &copy, kw, kh, b), 0);
                 for (int y = 0; y < h; y++)
                     for (int x = 0; x < w; x++)
                         for (int c = 0; c < ch; c++) {
                             long s = 0;
-                            for (int dy = -r; dy <= r; dy++)
-                                for (int dx = -r; dx <= r; dx++)
+                            for (int dy = -ry; dy <= ry; dy++)
+                                for (int dx = -rx; dx <= rx; dx++)
                                     s += brute_padded_c(&in, x + dx, y + dy, c, b);
                             /* nearest integer; odd areas have no exact .5 */
                             long want = (s + area / 2) / area;
-                            if ((long)gf_sample(&out, x, y, c) != want)
-                                fail_msg("%dx%d %s k=%d mode=%d v=%d at (%d,%d) channel %d: %u, "
-                                         "want %ld",
-                                         w, h, gf_layout_name(ch, bits), k, modes[m], b.value, x,
-                                         y, c, gf_sample(&out, x, y, c), want);
+                            if ((long)gf_sample(&out, x, y, c) != want ||
+                                (long)gf_sample(&copy, x, y, c) != want)
+                                fail_msg("%dx%d %s %dx%d mode=%d v=%d at (%d,%d) channel %d: %u "
+                                         "(in place %u), want %ld",
+                                         w, h, gf_layout_name(ch, bits), kw, kh, modes[m], b.value,
+                                         x, y, c, gf_sample(&out, x, y, c),
+                                         gf_sample(&copy, x, y, c), want);
                         }
             }
         gf_image_free(&in);
         gf_image_free(&out);
+        gf_image_free(&copy);
     }
+}
+
+/* gf_mean_div_apply equals the exact rounding for every odd area up to
+ * 63 x 63, at both edges of every quotient's range of sums up to the
+ * largest of each depth, and at random sums. */
+static void test_div_any_area(void **state)
+{
+    (void)state;
+    for (unsigned kw = 1; kw <= 63; kw += 2)
+        for (unsigned kh = 1; kh <= 63; kh += 2) {
+            const unsigned area = kw * kh;
+            for (int bits = 8; bits <= 16; bits += 8) {
+                const unsigned max = gf_sample_max(bits) * area;
+                const gf_mean_div d = gf_mean_div_of(area, bits);
+                for (unsigned q = 0; q <= gf_sample_max(bits); q += 1 + q / 16) {
+                    /* floor((2s + a) / (2a)) steps from q-1 to q at s = q a - (a-1)/2 */
+                    const unsigned edge = q * area - (q ? (area - 1) / 2 : 0);
+                    const unsigned cases[4] = {edge, edge ? edge - 1 : 0, edge + 1,
+                                               test_rand() % (max + 1)};
+                    for (int i = 0; i < 4; i++) {
+                        const unsigned s = cases[i] > max ? max : cases[i];
+                        const unsigned want = (unsigned)((2ull * s + area) / (2ull * area));
+                        if (gf_mean_div_apply(s, d) != want)
+                            fail_msg("area %u, %d-bit: s %u gives %u, want %u", area, bits, s,
+                                     gf_mean_div_apply(s, d), want);
+                    }
+                }
+                assert_int_equal(gf_mean_div_apply(max, d), gf_sample_max(bits));
+            }
+        }
 }
 
 /* The warp kernel's multiply-add rounding equals the integer one for every
@@ -153,7 +193,7 @@ static void test_bad_ksize(void **state)
     (void)state;
     random_image(&a, 4, 4);
     random_image(&b, 4, 4);
-    assert_int_equal(gf_mean_cpu(&a, &b, 4, rep), GF_EINTERNAL);
+    assert_int_equal(gf_mean_cpu(&a, &b, 4, 4, rep), GF_EINTERNAL);
     gf_image_free(&a);
     gf_image_free(&b);
 }
@@ -164,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_border_index),
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_div_rounding),
+        cmocka_unit_test(test_div_any_area),
         cmocka_unit_test(test_random_sizes),
         cmocka_unit_test(test_bad_ksize),
     };
