@@ -215,7 +215,13 @@ struct gf_stage_ops {
      * random parameter (gf_rand). make test-gpu runs every configuration on
      * images of awkward sizes; gpufilt bench the bench ones. */
     int (*config)(gf_stage *s, int i, int bench, uint64_t *rng);
+    /* make test-gpu runs only the test configurations below this index on
+     * images of GF_TEST_LARGE_PIXELS or more, where the gold reference of
+     * the others (large windows) would take minutes; 0: every one. */
+    int large_configs;
 };
+
+#define GF_TEST_LARGE_PIXELS 4000000
 
 /* The registry: every kind of stage, ending with NULL (src/stages/registry.c). */
 extern const gf_stage_ops *const gf_stages[];
