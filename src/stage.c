@@ -112,7 +112,8 @@ static double image_bytes(const gf_shape *s)
 
 double gf_stage_cpu_ms(const gf_stage *s, const gf_shape *in, int threads)
 {
-    return s->ops->cpu_cost * image_bytes(in) / (threads > 0 ? threads : 1) / 1e6;
+    const double cost = s->ops->cpu_cost_of ? s->ops->cpu_cost_of(s, in) : s->ops->cpu_cost;
+    return cost * image_bytes(in) / (threads > 0 ? threads : 1) / 1e6;
 }
 
 double gf_stages_cpu_ms(const gf_stage *s, int n, const gf_shape *in, int threads)

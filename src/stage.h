@@ -176,6 +176,9 @@ struct gf_stage_ops {
     /* The CPU path's time in ns per input byte on one thread (measured,
      * docs/benchmarks.md), for --backend auto's choice of backend. */
     double cpu_cost;
+    /* Where the cost depends on the parameters (a window's size): the same
+     * for s on an input of shape in; NULL: cpu_cost. */
+    double (*cpu_cost_of)(const gf_stage *s, const gf_shape *in);
     /* Bytes the stage must move through device memory for an input of
      * shape in (its floor); NULL: the input read once and the output written
      * once (report stages: read once). */

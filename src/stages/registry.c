@@ -7,6 +7,8 @@
     X(gray)          \
     X(depth)         \
     X(mean)          \
+    X(gaussian)      \
+    X(unsharp)       \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
