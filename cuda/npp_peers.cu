@@ -166,6 +166,116 @@ extern "C" int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *t
     return 0;
 }
 
+/* A device buffer of at least `bytes` bytes kept between calls (the first
+ * call is gf_gpu_time's warm-up, outside the timed runs). */
+static int npp_scratch(void **buf, size_t *have, size_t bytes)
+{
+    if (*have >= bytes)
+        return 0;
+    if (*buf)
+        cudaFree(*buf);
+    *buf = NULL;
+    *have = 0;
+    if (cudaMalloc(buf, bytes) != cudaSuccess)
+        return gf_err(GF_EINTERNAL, NULL, "NPP peer: out of device memory");
+    *have = bytes;
+    return 0;
+}
+
+static NppiMaskSize npp_mask(int k)
+{
+    switch (k) {
+    case 3: return NPP_MASK_SIZE_3_X_3;
+    case 5: return NPP_MASK_SIZE_5_X_5;
+    case 7: return NPP_MASK_SIZE_7_X_7;
+    case 9: return NPP_MASK_SIZE_9_X_9;
+    case 11: return NPP_MASK_SIZE_11_X_11;
+    case 13: return NPP_MASK_SIZE_13_X_13;
+    default: return NPP_MASK_SIZE_15_X_15;
+    }
+}
+
+extern "C" int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int k,
+                              const int *kernel, int divisor, void *stream)
+{
+    static void *buf, *mask;
+    static size_t buf_bytes, mask_bytes;
+    NppiSize size = {in->width, in->height}, msize = {k, k};
+    NppiPoint offset = {0, 0}, anchor = {k / 2, k / 2};
+    const gf_shape os = gf_dimage_shape_of(in);
+    const NppStreamContext ctx = npp_ctx(stream);
+    const NppiBorderType rep = NPP_BORDER_REPLICATE;
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l != L8C1 && !(l == L8C3 && kind == GF_NPP_GAUSS))
+        return 1;
+    switch (kind) {
+    case GF_NPP_GAUSS:
+        if (k > 15)
+            return 1;
+        if (l == L8C1)
+            NPP_CHECK(nppiFilterGaussBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                       out->data, (int)out->pitch, size,
+                                                       npp_mask(k), rep, ctx));
+        else
+            NPP_CHECK(nppiFilterGaussBorder_8u_C3R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                       out->data, (int)out->pitch, size,
+                                                       npp_mask(k), rep, ctx));
+        return 0;
+    case GF_NPP_MEDIAN: {
+        Npp32u n = 0;
+        NPP_CHECK(nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx(size, msize, &n, rep, ctx));
+        if ((rc = npp_scratch(&buf, &buf_bytes, n ? n : 1)))
+            return rc;
+        NPP_CHECK(nppiFilterMedianBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                    out->data, (int)out->pitch, size, msize,
+                                                    anchor, (Npp8u *)buf, rep, ctx));
+        return 0;
+    }
+    case GF_NPP_ERODE:
+    case GF_NPP_DILATE:
+        if (mask_bytes < (size_t)k * k) {
+            if ((rc = npp_scratch(&mask, &mask_bytes, (size_t)k * k)))
+                return rc;
+            cudaMemset(mask, 1, (size_t)k * k);
+        }
+        if (kind == GF_NPP_ERODE)
+            NPP_CHECK(nppiErodeBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
+                                                 (int)out->pitch, size, (const Npp8u *)mask, msize,
+                                                 anchor, rep, ctx));
+        else
+            NPP_CHECK(nppiDilateBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                  out->data, (int)out->pitch, size,
+                                                  (const Npp8u *)mask, msize, anchor, rep, ctx));
+        return 0;
+    case GF_NPP_SOBEL:
+        NPP_CHECK(nppiFilterSobelHorizBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                        out->data, (int)out->pitch, size, rep,
+                                                        ctx));
+        return 0;
+    case GF_NPP_LAPLACE:
+        NPP_CHECK(nppiFilterLaplaceBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset,
+                                                     out->data, (int)out->pitch, size,
+                                                     NPP_MASK_SIZE_3_X_3, rep, ctx));
+        return 0;
+    case GF_NPP_CONV:
+        if (mask_bytes < (size_t)k * k * sizeof(Npp32s) || !kernel) {
+            if ((rc = npp_scratch(&mask, &mask_bytes, (size_t)k * k * sizeof(Npp32s))))
+                return rc;
+        }
+        if (kernel) /* NPP's kernel is flipped (convolution); a correlation's is given */
+            cudaMemcpyAsync(mask, kernel, (size_t)k * k * sizeof(Npp32s), cudaMemcpyHostToDevice,
+                            (cudaStream_t)stream);
+        NPP_CHECK(nppiFilterBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
+                                              (int)out->pitch, size, (const Npp32s *)mask, msize,
+                                              anchor, divisor, rep, ctx));
+        return 0;
+    }
+    return 1;
+}
+
 extern "C" int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
                                void *stream)
 {

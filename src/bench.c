@@ -21,8 +21,10 @@
 #include "pipeline.h"
 #include "report/json.h"
 #include "stage.h"
+#include "stages/gaussian.h"
 #include "stages/mean.h"
 #include "stages/orient.h"
+#include "stencil.h"
 
 #define COPY_BYTES (256u << 20) /* 5x the H100's 50 MB L2: a DRAM rate */
 #define SEED_ITERS 20           /* seed 2 transposes 20 times per timing */
@@ -178,7 +180,8 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
 
 /* A library peer producing an image: img uploaded, fn timed into an output
  * of want's size, the result compared with want. A difference of at most
- * `tol` per pixel passes (NPP's box filter rounds down: tol 1). */
+ * `tol` per pixel passes (NPP's box filter rounds down: tol 1); tol < 0: a
+ * peer whose rule differs (its own weights), timed but not compared. */
 static int bench_peer_image(bench *b, const char *exp, const char *name, const gf_image *img,
                             const gf_image *want, int tol, launch *l)
 {
@@ -199,7 +202,7 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
     if ((rc = gf_gpu_time(b->gpu, b->t.reps, run_launch, l, &ms)) ||
         (rc = gf_gpu_download(b->gpu, &out, &got, NULL)))
         goto out;
-    ok = !gf_image_diff(&got, want, &x, &y, &c) || tol > 0;
+    ok = !gf_image_diff(&got, want, &x, &y, &c) || tol != 0;
     ok = ok && got.width == want->width && got.height == want->height &&
          got.channels == want->channels && got.bits == want->bits;
     for (y = 0; ok && tol > 0 && y < got.height; y++)
@@ -209,7 +212,7 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
     add(b, exp, name, ms,
         (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
             (double)want->width * want->height * (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
-        ok);
+        tol < 0 ? -1 : ok);
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&out);
@@ -221,6 +224,11 @@ static int npp_box_fn(launch *l, void *stream)
     return gf_npp_box(l->in, l->out, l->i0, stream);
 }
 
+static int npp_stencil_fn(launch *l, void *stream)
+{
+    return gf_npp_stencil(l->i0, l->in, l->out, l->i1, l->p0, l->i2, stream);
+}
+
 static int npp_transpose_fn(launch *l, void *stream)
 {
     return gf_npp_transpose(l->in, l->out, stream);
@@ -229,6 +237,30 @@ static int npp_transpose_fn(launch *l, void *stream)
 static int npp_rotate180_fn(launch *l, void *stream)
 {
     return gf_npp_rotate180(l->in, l->out, stream);
+}
+
+/* NPP's counterpart of a neighbourhood stage's configuration in *l (the
+ * replicate border only; *tol as bench_peer_image takes it): returns 1, or 0
+ * where NPP has none here. The Gaussian's weights are NPP's own (timed, not
+ * compared). */
+static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, launch *l,
+                            int *tol)
+{
+    const gf_stencil_params *p = GF_CPARAMS(s, gf_stencil_params);
+
+    if (!gf_npp_stencil || img->bits != 8)
+        return 0;
+    l->fn = npp_stencil_fn;
+    l->p0 = NULL;
+    if (s->ops == gf_stage_find("gaussian") && p->border.mode == GF_BORDER_REPLICATE) {
+        const gf_gauss_params *g = GF_CPARAMS(s, gf_gauss_params);
+        l->i0 = GF_NPP_GAUSS;
+        l->i1 = gf_gauss_ksize(g->sigma, g->k, img->bits);
+        *tol = -1;
+        note(b, "npp gaussian: NPP's own weights, timed, not compared");
+        return l->i1 <= 15;
+    }
+    return 0;
 }
 
 /* NPP's counterpart of an image stage configuration, where built in: the
@@ -242,7 +274,11 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
 
     if (!gf_npp_box || !(img->channels == 1 || (img->channels == 3 && img->bits == 8)))
         return 0;
-    if (s->ops == gf_stage_find("mean") &&
+    if ((rc = npp_stencil_peer(b, s, img, &l, &tol)) < 0)
+        return rc;
+    if (rc == 1) {
+        /* l and tol set */
+    } else if (s->ops == gf_stage_find("mean") &&
         GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE &&
         GF_CPARAMS(s, gf_mean_params)->kw == GF_CPARAMS(s, gf_mean_params)->kh) {
         l.fn = npp_box_fn;

@@ -51,6 +51,16 @@ int gf_npp_rotate180(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
  * ints, channel after channel); temp as for gf_cub_hist. */
 int gf_npp_hist(const gf_dimage *in, int *hist, void *temp, size_t *temp_bytes,
                 void *stream) GF_WEAK;
+/* NPP's neighbourhood filters, replicate border, 8u_C1R (and 8u_C3R for the
+ * Gaussian): nppiFilterGaussBorder (k 3..15, NPP's own weights),
+ * nppiFilterMedianBorder, nppiErodeBorder / nppiDilateBorder with a k x k
+ * mask of ones, nppiFilterSobelHorizBorder (one direction), nppiFilterLaplaceBorder
+ * 3x3, nppiFilterBorder (kernel: k x k int32 weights on the host, or NULL to
+ * keep the last; divisor). Scratch buffers are kept between calls. */
+enum { GF_NPP_GAUSS, GF_NPP_MEDIAN, GF_NPP_ERODE, GF_NPP_DILATE, GF_NPP_SOBEL, GF_NPP_LAPLACE,
+       GF_NPP_CONV };
+int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int k, const int *kernel,
+                   int divisor, void *stream) GF_WEAK;
 /* cublasSgemm of the row-major C = A B above (FP32, default math mode). */
 int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
                     void *stream) GF_WEAK;

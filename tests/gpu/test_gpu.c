@@ -5,8 +5,10 @@
  * poisoned before each run. Usage:
  *   test_gpu [--small] [SAMPLE...]
  * --small keeps to sizes that compute-sanitizer runs in seconds. The random
- * seed is printed; GPUFILT_TEST_SEED replays one. Exits 0 with "SKIP" when
- * no GPU is usable, 1 on any mismatch or error. */
+ * seed is printed; GPUFILT_TEST_SEED replays one. GPUFILT_TEST_STAGES, an
+ * extended regular expression, keeps to the stages whose names it matches.
+ * Exits 0 with "SKIP" when no GPU is usable, 1 on any mismatch or error. */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 
 static int passed, failed;
 static gf_gpu *gpu;
+static regex_t only; /* GPUFILT_TEST_STAGES */
+static int have_only;
 static uint64_t rng_state;
 
 static void random_image(gf_image *im, int w, int h, int channels, int bits)
@@ -65,7 +69,7 @@ static void check_all(const gf_image *img, const char *what)
     const int large = (uint64_t)sh.width * (uint64_t)sh.height >= GF_TEST_LARGE_PIXELS;
 
     for (int i = 0; gf_stages[i]; i++)
-        for (int c = 0;; c++) {
+        for (int c = 0; !have_only || regexec(&only, gf_stages[i]->name, 0, NULL, 0) == 0; c++) {
             gf_stage s;
             gf_stage_init(&s, gf_stages[i]);
             if (!s.ops->config(&s, c, 0, &rng_state))
@@ -99,6 +103,13 @@ int main(int argc, char **argv)
     if (gf_gpu_open(0, &gpu, name, sizeof name)) {
         printf("SKIP: %s\n", gf_errmsg());
         return 0;
+    }
+    if (getenv("GPUFILT_TEST_STAGES") && *getenv("GPUFILT_TEST_STAGES")) {
+        if (regcomp(&only, getenv("GPUFILT_TEST_STAGES"), REG_EXTENDED | REG_NOSUB)) {
+            fprintf(stderr, "GPUFILT_TEST_STAGES: not a regular expression\n");
+            return 1;
+        }
+        have_only = 1;
     }
     rng_state = test_seed();
     printf("test_gpu on %s, seed %llu (GPUFILT_TEST_SEED=%llu replays it)\n", name,
