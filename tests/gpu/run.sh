@@ -3,8 +3,8 @@
 # gold reference on all sizes, layouts and samples, then the small sizes
 # under each compute-sanitizer tool, then gpufilt itself: every layout
 # through every stage with --backend cuda against numpy and OpenCV
-# (tests/cli/layouts.py), --compare on every
-# sample, the same output bytes from every backend and kernel variant on
+# (tests/cli/layouts.py; the neighbourhood stages: tests/cli/oracle_*.py),
+# --compare on every sample, the same output bytes from every backend and kernel variant on
 # every layout, and nvJPEG's decode (colour and luma) against the CPU's in
 # batches (a generated JPEG corpus, bad files and the JPEG fuzzing corpus
 # with its findings), also under memcheck. Skips where no GPU is usable.
@@ -45,6 +45,14 @@ if want oracle; then
 		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
 		status=1
 fi
+if want oracle; then
+	echo "== the neighbourhood stages on the GPU, every layout and border, against numpy and OpenCV"
+	for fam in gaussian median morph edges; do
+		"$(pick_python "numpy, cv2")" tests/cli/oracle_$fam.py "$gpufilt" \
+			"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
+			status=1
+	done
+fi
 if want compare; then
 echo "== gpufilt --compare on the samples"
 for f in $samples; do
@@ -73,7 +81,10 @@ for c in (1, 2, 3, 4):
 PY
 for in in "$t"/in-*.pam; do
 	for stages in "--mean 5" "--mean 3 --border constant=9" "--threshold 100" "--gray --threshold otsu" \
-		"--transpose" "--rotate 270" "--rotate 180" "--flip" "--flop" "--gray" "--depth 8" "--depth 16"; do
+		"--transpose" "--rotate 270" "--rotate 180" "--flip" "--flop" "--gray" "--depth 8" "--depth 16" \
+		"--mean 7x3" "--gaussian 1.5" "--unsharp 1,1.5,2" "--median 3" "--median 9" "--erode 5" \
+		"--close 9x3" "--sobel" "--scharr --border reflect101" "--laplacian" \
+		"--convolve 3x3:1,-2,1,2,-4,2,1,-2,1"; do
 		"$gpufilt" "$in" $stages -o "$t/cpu.png" --backend cpu -q
 		# every variant for 8-bit gray; the defaults for the other layouts
 		# (test_gpu checks every variant on every layout against the gold)
