@@ -13,8 +13,8 @@
 #   batch     bench/batch_bench.sh (BATCH_N photos, 2000; BATCH_R rounds, 1), in
 #             /dev/shm where it exists
 #   variants  test_gpu alone: every variant against the gold (GPU_STAGES, a
-#             regular expression of stage names, keeps to those; TEST_ARGS adds
-#             arguments, --small for example)
+#             regular expression of stage names, keeps to those; GPU_MAX_PIXELS
+#             leaves out larger random sizes; TEST_ARGS adds arguments, --small)
 #   sanitize  test_gpu --small under each compute-sanitizer tool (GPU_STAGES too)
 #   stencil   gpufilt bench of the neighbourhood stages (BENCH_EXPS, default
 #             "mean gaussian"), 8000x8000, from the peers build
@@ -49,7 +49,8 @@ for step; do
 			grep -v 'COMPUTE-SANITIZER' | head -60 | tee "$out/test-gpu.log" ;;
 	bench) $mk B=build/peers PEERS=1 build/peers/gpufilt >>"$out/build.log" 2>&1
 		build/peers/gpufilt bench 2>&1 | tee "$out/bench.log" ;;
-	variants) GPUFILT_TEST_STAGES=${GPU_STAGES:-} build/cuda/test_gpu ${TEST_ARGS:-} \
+	variants) GPUFILT_TEST_STAGES=${GPU_STAGES:-} GPUFILT_TEST_MAX_PIXELS=${GPU_MAX_PIXELS:-} \
+			build/cuda/test_gpu ${TEST_ARGS:-} \
 			$(ls samples/*.png samples/*.jpg 2>/dev/null) >"$out/variants.log" 2>&1
 		echo "variants exit $?"; grep -E 'FAIL|passed|seed' "$out/variants.log" | head -40 ;;
 	sanitize) for tool in memcheck racecheck initcheck synccheck; do

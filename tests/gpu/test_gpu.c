@@ -6,7 +6,8 @@
  *   test_gpu [--small] [SAMPLE...]
  * --small keeps to sizes that compute-sanitizer runs in seconds. The random
  * seed is printed; GPUFILT_TEST_SEED replays one. GPUFILT_TEST_STAGES, an
- * extended regular expression, keeps to the stages whose names it matches.
+ * extended regular expression, keeps to the stages whose names it matches;
+ * GPUFILT_TEST_MAX_PIXELS leaves out the random sizes above it.
  * Exits 0 with "SKIP" when no GPU is usable, 1 on any mismatch or error. */
 #include <regex.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ static int passed, failed;
 static gf_gpu *gpu;
 static regex_t only; /* GPUFILT_TEST_STAGES */
 static int have_only;
+static double max_pixels = 1e18; /* GPUFILT_TEST_MAX_PIXELS: larger random images are left out */
 static uint64_t rng_state;
 
 static void random_image(gf_image *im, int w, int h, int channels, int bits)
@@ -104,6 +106,8 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", gf_errmsg());
         return 0;
     }
+    if (getenv("GPUFILT_TEST_MAX_PIXELS") && *getenv("GPUFILT_TEST_MAX_PIXELS"))
+        max_pixels = atof(getenv("GPUFILT_TEST_MAX_PIXELS"));
     if (getenv("GPUFILT_TEST_STAGES") && *getenv("GPUFILT_TEST_STAGES")) {
         if (regcomp(&only, getenv("GPUFILT_TEST_STAGES"), REG_EXTENDED | REG_NOSUB)) {
             fprintf(stderr, "GPUFILT_TEST_STAGES: not a regular expression\n");
@@ -123,6 +127,8 @@ int main(int argc, char **argv)
             if (sizes[i][0] * sizes[i][1] > 16000000 && !(ch == 1 || (ch == 3 && bits == 8)))
                 continue;
             if (is_small && l > 0 && i % 3 != 1)
+                continue;
+            if ((double)sizes[i][0] * sizes[i][1] > max_pixels)
                 continue;
             random_image(&img, sizes[i][0], sizes[i][1], ch, bits);
             snprintf(what, sizeof what, "random %dx%d %s", sizes[i][0], sizes[i][1],
