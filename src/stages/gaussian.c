@@ -33,18 +33,28 @@ void gf_gauss_weights(double sigma, int ksize, int32_t *w)
     w[c] += GF_GAUSS_ONE - total;
 }
 
+int gf_gauss_parse_decimal(const char *s, double *v, const char **end)
+{
+    const size_t digits = strspn(s, "0123456789"), n = digits + (s[digits] == '.');
+    const size_t frac = s[digits] == '.' ? strspn(s + n, "0123456789") : 0;
+    char buf[32];
+
+    if (digits + frac == 0 || n + frac >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n + frac); /* strtod alone would take hex, exponents and "inf" */
+    buf[n + frac] = 0;
+    *v = strtod(buf, NULL);
+    *end = s + n + frac;
+    return 0;
+}
+
 int gf_gauss_parse_sigma(const char *opt, const char *s, double *sigma, const char **end)
 {
-    char *e;
     double v;
 
-    if (!(*s >= '0' && *s <= '9') && *s != '.')
-        goto bad;
-    v = strtod(s, &e);
-    if (e == s || !(v >= GF_GAUSS_MIN_SIGMA && v <= GF_GAUSS_MAX_SIGMA))
+    if (gf_gauss_parse_decimal(s, &v, end) || !(v >= GF_GAUSS_MIN_SIGMA && v <= GF_GAUSS_MAX_SIGMA))
         goto bad;
     *sigma = v;
-    *end = e;
     return 0;
 bad:
     return gf_err(GF_EUSAGE, NULL, "%s: SIGMA must be a number from %g to %g, not '%s'", opt,

@@ -111,7 +111,6 @@ static int parse_unsharp(gf_stage *s, const char *arg)
 {
     gf_unsharp_params *p = GF_PARAMS(s, gf_unsharp_params);
     const char *end = NULL;
-    char *e;
     int rc;
 
     p->g.border.mode = GF_BORDER_REPLICATE;
@@ -120,14 +119,11 @@ static int parse_unsharp(gf_stage *s, const char *arg)
     if ((rc = gf_gauss_parse_sigma("--unsharp", arg, &p->g.sigma, &end)))
         return rc;
     if (*end == ',') {
-        const char *a = end + 1;
-        p->amount_given = strtod(a, &e);
-        if (e == a || (!(*a >= '0' && *a <= '9') && *a != '.') ||
-            !(p->amount_given >= 0 && p->amount_given <= MAX_AMOUNT) || (*e && *e != ','))
+        if (gf_gauss_parse_decimal(end + 1, &p->amount_given, &end) ||
+            !(p->amount_given >= 0 && p->amount_given <= MAX_AMOUNT) || (*end && *end != ','))
             return gf_err(GF_EUSAGE, NULL,
                           "--unsharp: AMOUNT must be a number from 0 to %g, in '%s'", MAX_AMOUNT,
                           arg);
-        end = e;
         if (*end == ',' &&
             gf_parse_int("--unsharp THRESHOLD", end + 1, 0, 65535, &p->threshold))
             return GF_EUSAGE;
