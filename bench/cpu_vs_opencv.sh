@@ -1,6 +1,7 @@
 #!/bin/sh
-# cpu_vs_opencv.sh [WxH] [REPS] - gpufilt's CPU paths against OpenCV, stage
-# by stage and layout (8u_C1, 8u_C3, 16u_C1), on random images of one size,
+# cpu_vs_opencv.sh [WxH] [REPS] [EXPERIMENT...] - gpufilt's CPU paths against
+# OpenCV, stage by stage and layout (8u_C1, 8u_C3, 16u_C1), on random images
+# of one size (the bench experiments named, default all),
 # in the same run: `gpufilt bench
 # --cpu` (median of REPS after a warm-up, each checked against the gold),
 # then OpenCV-Python's equivalent calls timed the same way, then a table of
@@ -9,11 +10,12 @@
 set -eu
 size=${1:-5120x2880}
 reps=${2:-15}
+if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 . bench/python.sh
 py=$(pick_python "cv2")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-./gpufilt bench --cpu --size "$size" --reps "$reps" --json >"$out"
+./gpufilt bench --cpu "$@" --size "$size" --reps "$reps" --json >"$out"
 $py - "$out" "$size" "$reps" <<'PY'
 import json, sys, time
 import cv2
@@ -45,6 +47,37 @@ def hist(im):
 def top(im):
     return 65535 if im.dtype == np.uint16 else 255
 
+REP = cv2.BORDER_REPLICATE
+
+def gauss_k(sigma, im):  # gpufilt's default window: OpenCV's rule, 8 SIGMA on 16 bits
+    k = int(((8 if im.dtype == np.uint16 else 6) * sigma + 1.5) // 1) | 1
+    return min(k, 127)
+
+def gauss(sigma):
+    return lambda im: cv2.GaussianBlur(im, (gauss_k(sigma, im),) * 2, sigma, borderType=REP)
+
+def unsharp(sigma):  # the same work: a blur, then x + (x - g)
+    def f(im):
+        g = cv2.GaussianBlur(im, (gauss_k(sigma, im),) * 2, sigma, borderType=REP)
+        return cv2.addWeighted(im, 2.0, g, -1.0, 0)
+    return f
+
+def square(k):
+    return np.ones((k, k), np.uint8)
+
+def edges(dx_dy_fn):
+    def f(im):
+        gx = dx_dy_fn(im, 1, 0)
+        gy = dx_dy_fn(im, 0, 1)
+        return cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
+    return f
+
+sobel = edges(lambda im, dx, dy: cv2.Sobel(im, cv2.CV_16S if im.dtype == np.uint8 else cv2.CV_32F,
+                                           dx, dy, ksize=3, borderType=REP))
+scharr = edges(lambda im, dx, dy: cv2.Scharr(im, cv2.CV_16S if im.dtype == np.uint8 else cv2.CV_32F,
+                                             dx, dy, borderType=REP))
+kernel5 = np.arange(-12, 13, dtype=np.float32).reshape(5, 5)
+
 opencv = {
     "gray": lambda im: cv2.cvtColor(im, cv2.COLOR_RGB2GRAY),
     "mean 3": lambda im: cv2.blur(im, (3, 3), borderType=cv2.BORDER_REPLICATE),
@@ -61,6 +94,32 @@ opencv = {
                                     dtype=cv2.CV_64F if im.dtype == np.uint16 else cv2.CV_32S),
     "rowsum": lambda im: cv2.reduce(im, 1, cv2.REDUCE_SUM,
                                     dtype=cv2.CV_64F if im.dtype == np.uint16 else cv2.CV_32S),
+    "gaussian 1": gauss(1.0),
+    "gaussian 2": gauss(2.0),
+    "gaussian 2.5": gauss(2.5),
+    "unsharp 1,1,0": unsharp(1.0),
+    "unsharp 2,1,0": unsharp(2.0),
+    "median 3": lambda im: cv2.medianBlur(im, 3),
+    "median 5": lambda im: cv2.medianBlur(im, 5),
+    "median 7": lambda im: cv2.medianBlur(im, 7),
+    "median 15": lambda im: cv2.medianBlur(im, 15),
+    "erode 3": lambda im: cv2.erode(im, square(3), borderType=REP),
+    "erode 15": lambda im: cv2.erode(im, square(15), borderType=REP),
+    "erode 63": lambda im: cv2.erode(im, square(63), borderType=REP),
+    "dilate 3": lambda im: cv2.dilate(im, square(3), borderType=REP),
+    "dilate 15": lambda im: cv2.dilate(im, square(15), borderType=REP),
+    "dilate 63": lambda im: cv2.dilate(im, square(63), borderType=REP),
+    "open 3": lambda im: cv2.morphologyEx(im, cv2.MORPH_OPEN, square(3), borderType=REP),
+    "open 15": lambda im: cv2.morphologyEx(im, cv2.MORPH_OPEN, square(15), borderType=REP),
+    "open 63": lambda im: cv2.morphologyEx(im, cv2.MORPH_OPEN, square(63), borderType=REP),
+    "close 3": lambda im: cv2.morphologyEx(im, cv2.MORPH_CLOSE, square(3), borderType=REP),
+    "close 15": lambda im: cv2.morphologyEx(im, cv2.MORPH_CLOSE, square(15), borderType=REP),
+    "close 63": lambda im: cv2.morphologyEx(im, cv2.MORPH_CLOSE, square(63), borderType=REP),
+    "sobel": sobel,
+    "scharr": scharr,
+    "laplacian": lambda im: cv2.convertScaleAbs(cv2.Laplacian(
+        im, cv2.CV_16S if im.dtype == np.uint8 else cv2.CV_32F, ksize=1, borderType=REP)),
+    "convolve 5x5": lambda im: cv2.filter2D(im, -1, kernel5, borderType=REP),
 }
 print("%s, %s; OpenCV %s with %d threads; medians of %d, ms"
       % (size, bench["device"], cv2.__version__, cv2.getNumThreads(), reps))
