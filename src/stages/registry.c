@@ -7,6 +7,10 @@
     X(gray)          \
     X(depth)         \
     X(mean)          \
+    X(sobel)         \
+    X(scharr)        \
+    X(laplacian)     \
+    X(convolve)      \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
