@@ -94,12 +94,27 @@ typedef struct conv_ctx {
 } conv_ctx;
 
 /* The sums of one chunk of m samples starting at i0, in S, then rounded
- * into o[i0..i0+m). T the sample type. */
+ * into o[i0..i0+m). T the sample type. The taps go four to a pass (any four:
+ * each pass reads four shifted input rows and the sums once), then one by
+ * one. In 16-bit sums every partial sum is a sum of a subset of the taps'
+ * products, within the bound. */
 #define SUMS(S, T)                                                                            \
     do {                                                                                      \
+        int t = 0;                                                                            \
         for (size_t i = 0; i < m; i++)                                                        \
             acc[i] = 0;                                                                       \
-        for (int t = 0; t < ntaps; t++) {                                                     \
+        for (; t + 4 <= ntaps; t += 4) {                                                      \
+            const T *restrict x0 = (const T *)win[taps[t].dy] + i0 + taps[t].off;             \
+            const T *restrict x1 = (const T *)win[taps[t + 1].dy] + i0 + taps[t + 1].off;     \
+            const T *restrict x2 = (const T *)win[taps[t + 2].dy] + i0 + taps[t + 2].off;     \
+            const T *restrict x3 = (const T *)win[taps[t + 3].dy] + i0 + taps[t + 3].off;     \
+            const S w0 = (S)taps[t].w, w1 = (S)taps[t + 1].w, w2 = (S)taps[t + 2].w,          \
+                    w3 = (S)taps[t + 3].w;                                                    \
+            for (size_t i = 0; i < m; i++)                                                    \
+                acc[i] = (S)(acc[i] + (S)(w0 * (S)x0[i]) + (S)(w1 * (S)x1[i]) +               \
+                             (S)(w2 * (S)x2[i]) + (S)(w3 * (S)x3[i]));                        \
+        }                                                                                     \
+        for (; t < ntaps; t++) {                                                              \
             const T *restrict x = (const T *)win[taps[t].dy] + i0 + taps[t].off;              \
             const S wt = (S)taps[t].w;                                                        \
             for (size_t i = 0; i < m; i++)                                                    \
@@ -504,6 +519,8 @@ static const gf_default convolve_defaults[] = {
     {0, 0, NULL},
 };
 
+/* cpu_cost: 5x5 on one thread, 5120x2880 gray and RGB 8-bit and gray
+ * 16-bit: about 1.0 ns a byte (it grows with the taps) */
 const gf_stage_ops gf_stage_convolve = {
     .cpu_cost = 1.0,
     .name = "convolve",
