@@ -19,7 +19,7 @@
 template <int A, int B> struct gradient_rule {
     int rx, ry; /* 1, 1 */
     int max;    /* 255 or 65535 */
-    template <class W> __device__ __forceinline__ unsigned at(const W &win, int c) const
+    template <class W> __host__ __device__ __forceinline__ unsigned at(const W &win, int c) const
     {
         const int p00 = (int)win(-1, -1, c), p10 = (int)win(0, -1, c), p20 = (int)win(1, -1, c);
         const int p01 = (int)win(-1, 0, c), p21 = (int)win(1, 0, c);
@@ -36,7 +36,7 @@ typedef gradient_rule<GF_SCHARR_A, GF_SCHARR_B> scharr_rule;
 struct laplacian_rule {
     int rx, ry; /* 1, 1 */
     int max;
-    template <class W> __device__ __forceinline__ unsigned at(const W &win, int c) const
+    template <class W> __host__ __device__ __forceinline__ unsigned at(const W &win, int c) const
     {
         const int l = (int)win(0, -1, c) + (int)win(0, 1, c) + (int)win(-1, 0, c) +
                       (int)win(1, 0, c) - 4 * (int)win(0, 0, c);
