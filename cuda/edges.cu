@@ -217,9 +217,11 @@ __host__ __device__ __forceinline__ void edges_packed16(const unsigned (&uE)[6],
             PK_UNROLL
             for (int e = 1; e >= 0; e--) {
                 const unsigned *D = e ? dfE : dfO;
-                const unsigned x = at_offset(sE, sO, g, e, P) + K * L2 - at_offset(sE, sO, g, e, -P);
-                const unsigned y = A * (at_offset(dfE, dfO, g, e, -P) + at_offset(dfE, dfO, g, e, P)) +
-                                   B * D[g + 1];
+                const unsigned x =
+                    at_offset(sE, sO, g, e, P) + K * L2 - at_offset(sE, sO, g, e, -P);
+                const unsigned y =
+                    A * (at_offset(dfE, dfO, g, e, -P) + at_offset(dfE, dfO, g, e, P)) +
+                    B * D[g + 1];
                 const unsigned t1 = x + y + (M - 2 * K) * L2, t2 = (M + 2 * K) * L2 - x - y;
                 const unsigned t3 = x + M * L2 - y, t4 = y + M * L2 - x;
                 r[e] = min_u16x2(max_u16x2(max_u16x2(t1, t2), max_u16x2(t3, t4)), (M + 255) * L2);
@@ -263,8 +265,12 @@ __global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
         const unsigned fromleft = __shfl_up_sync(0xffffffffu, v.w, 1);
         const unsigned fromright = __shfl_down_sync(0xffffffffu, v.x, 1);
         if (src >= 0) {
-            left = lane > 0 ? fromleft : x0 >= 16 && loads ? __ldg((const unsigned *)(row + x0 - 4)) : 0u;
-            right = lane < 31 ? fromright : x0 + 16 < n ? __ldg((const unsigned *)(row + x0 + 16)) : 0u;
+            left = lane > 0              ? fromleft
+                   : x0 >= 16 && loads ? __ldg((const unsigned *)(row + x0 - 4))
+                                       : 0u;
+            right = lane < 31     ? fromright
+                    : x0 + 16 < n ? __ldg((const unsigned *)(row + x0 + 16))
+                                  : 0u;
         }
         const unsigned wd[6] = {left, v.x, v.y, v.z, v.w, right};
 #pragma unroll
@@ -299,6 +305,132 @@ __global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
     }
 }
 
+/* ---- edges_packed16_kernel: the packed kernel's shape for 16-bit samples,
+ * C a pixel: lane l owns the 8 samples (16 bytes) from x0 = strip + 8 l,
+ * with the 4 samples on either side (at least one pixel) from its
+ * neighbours by shuffle (lanes 0 and 31 load theirs), the three rows'
+ * samples unpacked in registers; each output sample is the 2-D rule on its
+ * 3x3 window copied from them (the sums need 32-bit lanes: no packing). The
+ * row's first 8 samples and last 8 + C go through the border, sample by
+ * sample. */
+#define PACKED16_COLS 256 /* samples: 32 lanes of 8 */
+
+/* The 3x3 window of one sample, from registers. */
+struct reg_win {
+    unsigned p[3][3];
+    __host__ __device__ __forceinline__ unsigned operator()(int dx, int dy, int c) const
+    {
+        (void)c;
+        return p[dy + 1][dx + 1];
+    }
+};
+
+/* The output samples j = 0..7 of a lane from its rows' samples (u, m, d:
+ * 16 each, sample j of the lane at index 4 + j), packed two to a word. */
+template <int C, class Rule>
+__host__ __device__ __forceinline__ void edges_packed8x16(const Rule &rule, const unsigned (&u)[16],
+                                                          const unsigned (&m)[16],
+                                                          const unsigned (&d)[16], unsigned (&o)[4])
+{
+    PK_UNROLL
+    for (int j = 0; j < 8; j++) {
+        reg_win win;
+        PK_UNROLL
+        for (int dx = -1; dx <= 1; dx++) {
+            win.p[0][dx + 1] = u[4 + j + dx * C];
+            win.p[1][dx + 1] = m[4 + j + dx * C];
+            win.p[2][dx + 1] = d[4 + j + dx * C];
+        }
+        const unsigned v = rule.at(win, 0);
+        o[j / 2] = j % 2 ? o[j / 2] | v << 16 : v;
+    }
+}
+
+template <int C, class Rule>
+__global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
+    edges_packed16_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                          int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
+                          const __grid_constant__ Rule rule)
+{
+    const int lane = threadIdx.x % 32;
+    const long warp = ((long)blockIdx.x * PACKED_THREADS + threadIdx.x) / 32;
+    const int y0 = (int)(warp / strips_x) * PACKED_ROWS;
+    const int x0 = (int)(warp % strips_x) * PACKED16_COLS + 8 * lane; /* in samples */
+    const int n = w * C;                                                /* samples a row */
+
+    if (y0 >= h)
+        return; /* the whole warp: y0 is the same for all its lanes */
+    const bool loads = x0 < n; /* 2 x0 + 16 <= the pitch */
+    const bool fast = x0 >= 8 && x0 + 8 + C <= n;
+    const unsigned splat = (unsigned)b.value * 0x00010001u;
+
+    /* Row wy (any) of the lane: its 8 samples and the 4 either side. */
+    const auto fetch = [&](int wy, unsigned (&r)[16]) {
+        const int src = gf_border_index(wy, h, b.mode);
+        uint4 v = make_uint4(splat, splat, splat, splat);
+        uint2 left = make_uint2(splat, splat), right = make_uint2(splat, splat);
+        const unsigned char *row = in + (size_t)(src < 0 ? 0 : src) * ipitch;
+        if (src >= 0 && loads)
+            v = __ldg((const uint4 *)(row + 2 * (size_t)x0));
+        const uint2 fromleft = make_uint2(__shfl_up_sync(0xffffffffu, v.z, 1),
+                                          __shfl_up_sync(0xffffffffu, v.w, 1));
+        const uint2 fromright = make_uint2(__shfl_down_sync(0xffffffffu, v.x, 1),
+                                           __shfl_down_sync(0xffffffffu, v.y, 1));
+        if (src >= 0) {
+            left = lane > 0             ? fromleft
+                   : x0 >= 8 && loads ? __ldg((const uint2 *)(row + 2 * (size_t)x0 - 8))
+                                      : make_uint2(0, 0);
+            right = lane < 31    ? fromright
+                    : x0 + 8 < n ? __ldg((const uint2 *)(row + 2 * (size_t)x0 + 16))
+                                 : make_uint2(0, 0);
+        }
+        const unsigned wd[8] = {left.x, left.y, v.x, v.y, v.z, v.w, right.x, right.y};
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            r[i] = (wd[i / 2] >> (16 * (i % 2))) & 0xffffu;
+    };
+
+    unsigned rows[3][16];
+    fetch(y0 - 1, rows[0]);
+    fetch(y0, rows[1]);
+#pragma unroll
+    for (int i = 0; i < PACKED_ROWS; i++) {
+        const int y = y0 + i;
+        if (y >= h)
+            break; /* the whole warp */
+        fetch(y + 1, rows[(i + 2) % 3]);
+        if (fast) {
+            unsigned o[4];
+            edges_packed8x16<C>(rule, rows[i % 3], rows[(i + 1) % 3], rows[(i + 2) % 3], o);
+            *(uint4 *)(out + (size_t)y * opitch + 2 * (size_t)x0) =
+                make_uint4(o[0], o[1], o[2], o[3]);
+        } else if (loads) {
+            /* the row's first or last samples: each through the border */
+            for (int j = 0; j < 8 && x0 + j < n; j++) {
+                const st_global_win<uint16_t, C> win = {in,      ipitch, w, h, (x0 + j) / C,
+                                                        y,       b,      false};
+                ((uint16_t *)(out + (size_t)y * opitch))[x0 + j] =
+                    (uint16_t)rule.at(win, (x0 + j) % C);
+            }
+        }
+    }
+}
+
+template <int C, class Rule>
+static int launch_packed16(const Rule &rule, const gf_dimage *in, gf_dimage *out, gf_border b,
+                           cudaStream_t st)
+{
+    const int w = in->width, h = in->height, n = w * C;
+    const int strips_x = (n + PACKED16_COLS - 1) / PACKED16_COLS;
+    const long warps = (long)strips_x * ((h + PACKED_ROWS - 1) / PACKED_ROWS);
+    const unsigned blocks = (unsigned)((warps * 32 + PACKED_THREADS - 1) / PACKED_THREADS);
+
+    edges_packed16_kernel<C, Rule><<<blocks, PACKED_THREADS, 0, st>>>(
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, rule);
+    GF_CUDA_CHECK(cudaGetLastError());
+    return 0;
+}
+
 template <int P, int RULE, class Rule>
 static int launch_packed(const Rule &rule, const gf_dimage *in, gf_dimage *out, gf_border b,
                          cudaStream_t st)
@@ -326,19 +458,25 @@ static int launch(int variant, gf_edge_rule r, const gf_dimage *in, gf_dimage *o
     const scharr_rule scharr = {1, 1, max};
     const laplacian_rule laplacian = {1, 1, max};
 
-    if (variant == EDGES_PACKED && sizeof(T) == 1) {
+    if (variant == EDGES_PACKED) {
         const gf_shape sh = gf_dimage_shape_of(in);
         int rc;
         if ((rc = gf_dimage_shape(out, &sh)))
             return rc;
-        if (r == GF_EDGE_SOBEL)
-            return launch_packed<C, PK_SOBEL>(sobel, in, out, b, st);
-        if (r == GF_EDGE_SCHARR)
-            return launch_packed<C, PK_SCHARR>(scharr, in, out, b, st);
-        return launch_packed<C, PK_LAPLACIAN>(laplacian, in, out, b, st);
+        if constexpr (sizeof(T) == 1) {
+            if (r == GF_EDGE_SOBEL)
+                return launch_packed<C, PK_SOBEL>(sobel, in, out, b, st);
+            if (r == GF_EDGE_SCHARR)
+                return launch_packed<C, PK_SCHARR>(scharr, in, out, b, st);
+            return launch_packed<C, PK_LAPLACIAN>(laplacian, in, out, b, st);
+        } else {
+            if (r == GF_EDGE_SOBEL)
+                return launch_packed16<C>(sobel, in, out, b, st);
+            if (r == GF_EDGE_SCHARR)
+                return launch_packed16<C>(scharr, in, out, b, st);
+            return launch_packed16<C>(laplacian, in, out, b, st);
+        }
     }
-    if (variant == EDGES_PACKED)
-        variant = ST_SHARED; /* 16-bit layouts */
     if (r == GF_EDGE_SOBEL)
         return st_launch_2d<T, C>(variant, sobel, in, out, b, st);
     if (r == GF_EDGE_SCHARR)
@@ -356,7 +494,8 @@ static int edges_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, in
         in->width > 65535 || in->height > 65535 || in->width < 1 || in->height < 1)
         return gf_err(GF_EINTERNAL, NULL, "edges: bad arguments (rule %d, %dx%d)", (int)p->rule,
                       in->width, in->height);
-#define LAUNCH(T, C) rc = launch<T, C>(variant, p->rule, in, out, p->st.border, (cudaStream_t)stream)
+#define LAUNCH(T, C)                                                                          \
+    rc = launch<T, C>(variant, p->rule, in, out, p->st.border, (cudaStream_t)stream)
     GF_LAYOUT_SWITCH(in->channels, in->bits, LAUNCH)
 #undef LAUNCH
     return rc;

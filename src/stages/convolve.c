@@ -511,6 +511,7 @@ static const gf_variant convolve_variants[] = {
     {"shared", GF_CUDA(gf_convolve_shared_cuda)},
     {"constant", GF_CUDA(gf_convolve_constant_cuda)},
     {"texture", GF_CUDA(gf_convolve_texture_cuda)},
+    {"packed", GF_CUDA(gf_convolve_packed_cuda)},
     {NULL, NULL},
 };
 

@@ -152,9 +152,9 @@ int gf_convolve_parse_kernel(const char *what, const char *text, gf_convolve_par
 int gf_convolve_gold(const gf_image *in, gf_image *out, const gf_convolve_params *p);
 int gf_convolve_cpu(const gf_image *in, gf_image *out, const gf_convolve_params *p);
 
-/* CUDA launchers (cuda/convolve.cu), as gf_launch_fn, for every layout, on
- * the stencil framework's 2-D kernels (cuda/stencil.cuh), one thread a
- * pixel; they differ in where the pixels and the weights live:
+/* CUDA launchers (cuda/convolve.cu), as gf_launch_fn, for every layout. The
+ * first four run on the stencil framework's 2-D kernels (cuda/stencil.cuh),
+ * one thread a pixel, and differ in where the pixels and the weights live:
  *   global    image and weights from global memory (ST_GLOBAL, the weights
  *             a device copy: st_weights)
  *   shared    the block's tile and halo in shared memory (ST_SHARED), the
@@ -163,7 +163,11 @@ int gf_convolve_cpu(const gf_image *in, gf_image *out, const gf_convolve_params 
  *             __grid_constant__ kernel parameter: the constant bank, read
  *             by every thread of a warp at once (the broadcast case)
  *   texture   texture reads (ST_TEXTURE; waits for its kernel), constant
- *             weights.
+ *             weights;
+ *   packed    8-bit gray with a 3x3 or 5x5 kernel of weights in -128..127: a
+ *             warp walks down a strip of rows, each lane 16 pixels wide with
+ *             one 16-byte load a row, a kernel row's products for a pixel in
+ *             one or two dp4a instructions; every other case runs `constant`.
  * A side may not exceed 65535. */
 int gf_convolve_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                             void *stream);
@@ -173,6 +177,8 @@ int gf_convolve_constant_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage 
                               void *stream);
 int gf_convolve_texture_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                              void *stream);
+int gf_convolve_packed_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                            void *stream);
 
 #ifdef __cplusplus
 }

@@ -73,10 +73,11 @@ int gf_edges_cpu(const gf_image *in, gf_image *out, gf_edge_rule rule, gf_border
  *            (ST_SHARED)
  *   texture  reads through a texture object, the replicate border of one
  *            channel in hardware (ST_TEXTURE; waits for its kernel)
- *   packed   8-bit layouts: a warp walks down a strip of rows, each lane 16
- *            bytes wide, with one 16-byte load a row, the neighbours' bytes
- *            by shuffle and the three rows' values in registers (the box
- *            mean's warp kernel in shape); 16-bit layouts run `shared`.
+ *   packed   a warp walks down a strip of rows, each lane 16 bytes wide,
+ *            with one 16-byte load a row, the neighbours' samples by shuffle
+ *            and the three rows' values in registers (the box mean's warp
+ *            kernel in shape); for 8-bit layouts the arithmetic runs on two
+ *            samples a 32-bit word (16-bit lanes), for 16-bit on one.
  * A side may not exceed 65535. */
 int gf_edges_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_edges_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);

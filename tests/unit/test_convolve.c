@@ -58,7 +58,8 @@ static void run(const gf_convolve_params *p, const unsigned *px, int w, int h, i
     assert_int_equal(gf_convolve_cpu(&in, &in, p), 0);
     for (int i = 0; i < w * h; i++) {
         res[i] = gf_sample(&out, i % w, i / w, 0);
-        if (gf_sample(&gold, i % w, i / w, 0) != res[i] || gf_sample(&in, i % w, i / w, 0) != res[i])
+        if (gf_sample(&gold, i % w, i / w, 0) != res[i] ||
+            gf_sample(&in, i % w, i / w, 0) != res[i])
             fail_msg("%dx%d kernel, N %d, B %d, %d-bit, at (%d,%d): fast %u, gold %u, in place %u",
                      p->st.kw, p->st.kh, (int)p->divisor, (int)p->bias, bits, i % w, i / w,
                      res[i], gf_sample(&gold, i % w, i / w, 0), gf_sample(&in, i % w, i / w, 0));
@@ -142,7 +143,8 @@ static void test_hand(void **state)
             if (res[y * 5 + x] != want)
                 fail_msg("impulse at (%d,%d): %u, want %u", x, y, res[y * 5 + x], want);
         }
-    /* divisor 45 (the sum, the default): 10 * w / 45 rounded: 9 -> 2, 1 -> 0.22 -> 0, 5 -> 1.11 -> 1 */
+    /* divisor 45 (the sum, the default): 10 w / 45 rounded: w = 9 -> 2, 1 -> 0.22 -> 0,
+     * 5 -> 1.11 -> 1 */
     params(&p, 3, 3, k, 45, 0);
     p.st.border.mode = GF_BORDER_CONSTANT;
     run(&p, px, 5, 5, 8, res);
