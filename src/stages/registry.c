@@ -9,6 +9,10 @@
     X(mean)          \
     X(gaussian)      \
     X(unsharp)       \
+    X(sobel)         \
+    X(scharr)        \
+    X(laplacian)     \
+    X(convolve)      \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
