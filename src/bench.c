@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "report/json.h"
 #include "stage.h"
+#include "stages/convolve.h"
 #include "stages/gaussian.h"
 #include "stages/mean.h"
 #include "stages/orient.h"
@@ -259,6 +260,31 @@ static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, la
         *tol = -1;
         note(b, "npp gaussian: NPP's own weights, timed, not compared");
         return l->i1 <= 15;
+    }
+    if (img->channels != 1 || p->border.mode != GF_BORDER_REPLICATE)
+        return 0;
+    if (s->ops == gf_stage_find("sobel") || s->ops == gf_stage_find("laplacian")) {
+        l->i0 = s->ops == gf_stage_find("sobel") ? GF_NPP_SOBEL : GF_NPP_LAPLACE;
+        l->i1 = 3;
+        *tol = -1;
+        note(b, "npp sobel: one direction (FilterSobelHorizBorder); npp laplacian: NPP's "
+                "3x3 Laplace kernel; timed, not compared");
+        return 1;
+    }
+    if (s->ops == gf_stage_find("convolve") && p->kw == p->kh) {
+        /* NPP convolves (the kernel flipped): the correlation's kernel reversed */
+        static int32_t flipped[GF_CONVOLVE_MAX_TAPS];
+        const gf_convolve_params *c = GF_CPARAMS(s, gf_convolve_params);
+        const int n = p->kw * p->kh;
+        for (int i = 0; i < n; i++)
+            flipped[i] = c->weights[n - 1 - i];
+        l->i0 = GF_NPP_CONV;
+        l->i1 = p->kw;
+        l->i2 = c->divisor > 0 ? c->divisor : 1;
+        l->p0 = flipped;
+        *tol = -1;
+        note(b, "npp convolve: nppiFilterBorder, its own rounding; timed, not compared");
+        return 1;
     }
     return 0;
 }
