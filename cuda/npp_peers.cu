@@ -265,19 +265,21 @@ extern "C" int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int
          * warm-up), not in the timed ones */
         static Npp32s last[15 * 15];
         static int last_n;
+        static void *wbuf;
+        static size_t wbuf_bytes;
         const size_t bytes = (size_t)k * k * sizeof(Npp32s);
         if (k > 15)
             return 1;
         if (kernel && (last_n != k * k || memcmp(last, kernel, bytes))) {
-            if ((rc = npp_scratch(&buf, &buf_bytes, bytes)))
+            if ((rc = npp_scratch(&wbuf, &wbuf_bytes, bytes)))
                 return rc;
-            if (cudaMemcpy(buf, kernel, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+            if (cudaMemcpy(wbuf, kernel, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
                 return gf_err(GF_EINTERNAL, NULL, "NPP peer: copy failed");
             memcpy(last, kernel, bytes);
             last_n = k * k;
         }
         NPP_CHECK(nppiFilterBorder_8u_C1R_Ctx(in->data, (int)in->pitch, size, offset, out->data,
-                                              (int)out->pitch, size, (const Npp32s *)buf, msize,
+                                              (int)out->pitch, size, (const Npp32s *)wbuf, msize,
                                               anchor, divisor, rep, ctx));
         return 0;
     }
