@@ -7,6 +7,10 @@
     X(gray)          \
     X(depth)         \
     X(mean)          \
+    X(erode)         \
+    X(dilate)        \
+    X(open)          \
+    X(close)         \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
