@@ -389,6 +389,7 @@ MORPH_OPTS(close, parse_close, "closing: dilation, then erosion, K x K or W x H 
 static const gf_variant morph_variants[] = {
     {"global", GF_CUDA(gf_morph_global_cuda)},
     {"vanherk", GF_CUDA(gf_morph_vanherk_cuda)},
+    {"fused", GF_CUDA(gf_morph_fused_cuda)},
     {NULL, NULL},
 };
 

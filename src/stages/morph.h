@@ -91,11 +91,17 @@ int gf_morph_cpu(const gf_image *in, gf_image *out, gf_morph_op op, int kw, int 
  *   the minimum of one suffix and one prefix. The vertical pass gives each
  *   thread a 16-byte column of a band of rows, walking down it with the
  *   blocks' raw rows, then suffix minima, in its own slots of shared memory
- *   and the prefix minimum in registers.
+ *   and the prefix minimum in registers;
+ * `fused`: the same two passes in one kernel: a block runs the horizontal
+ *   pass on a few rows at a time and hands each thread its column word of
+ *   their minima for the vertical walk, so the horizontal minima never go
+ *   through device memory (the image is read and written once, against
+ *   twice for `vanherk`). A side of 1 runs the other pass alone.
  * open and close run the passes of both operations in turn (through one
- * scratch image, stream-ordered); a side of 1 skips its pass. */
+ * scratch image, stream-ordered); a side of 1 skips its pass, 1x1 copies. */
 int gf_morph_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_morph_vanherk_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_morph_fused_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 #ifdef __cplusplus
 }
