@@ -96,7 +96,10 @@ int gf_morph_gold(const gf_image *in, gf_image *out, gf_morph_op op, int kw, int
 
 /* ---- The fast path. The driver keeps padded rows in its ring (no row
  * rule: np = n + (kw-1) C samples each); the column rule makes each output
- * row in two steps over whole rows:
+ * row in two steps over whole rows, columns first (a rectangle's minimum
+ * is the same either way round, and the doubling's intermediate rows need
+ * scratch longer than a row rule's output, which only the column rule's
+ * acc gives):
  *   columns: t = the minima of the kh window rows, np samples;
  *     kh 1: t is the window's row; kh 3, 5: directly;
  *     else van Herk / Gil-Werman over blocks of kh rows counted from the

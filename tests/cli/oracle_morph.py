@@ -16,7 +16,8 @@ against two independent oracles:
     channels).
 Then bad values: an even, too small, too large or malformed size, and a
 constant above the samples' range, must exit 64 with a message naming the
-flag and write no output.
+flag and write no output. With a BACKEND other than cpu the runs take the
+kernel variants in turn (--variant global, vanherk, fused, or the default).
 Prints the seed (SEED, else GPUFILT_TEST_SEED, else a fresh one); the first
 difference names the layout, size, stage and sample, and exits 1. BACKEND
 (cpu by default; cuda on a GPU machine) is passed as --backend; the runs go
@@ -45,6 +46,7 @@ SIZES = [(1, 1), (1, 6), (6, 1), (2, 3), (7, 5), (33, 17)]
 OTHER = [(1, 1), (7, 3), (3, 7), (1, 9), (9, 1), (15, 15), (7, 5), (31, 5), (5, 31),
          (33, 17), (63, 63), (63, 1), (1, 63)]
 MODES = ("replicate", "reflect101", "constant")
+VARIANTS = (None, "global", "vanherk", "fused")  # None: the default
 NAMES = {1: "gray", 2: "gray+alpha", 3: "RGB", 4: "RGBA"}
 
 
@@ -176,7 +178,11 @@ def main():
     def one(i):
         args, check = jobs[i]
         path = os.path.join(tmp, "out-%d.pam" % i)
-        rc, err = run(gpufilt, [path if x == "{out}" else x for x in args], backend)
+        args = [path if x == "{out}" else x for x in args]
+        if backend != "cpu":  # every kernel variant in turn, and the default
+            variant = VARIANTS[i % len(VARIANTS)]
+            args += ["--variant", variant] if variant else []
+        rc, err = run(gpufilt, args, backend)
         check(rc, err, path)
 
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
