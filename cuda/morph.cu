@@ -425,7 +425,20 @@ __device__ __forceinline__ void v_step(W row, int t, int K, int &j, W &P, W *slo
         store(t, P); /* the window is this block */
         W s = row;
         slot[j * stride] = s;
-        for (int i = K - 2; i >= 1; i--) {
+        int i = K - 2;
+        for (; i >= 4; i -= 4) { /* the loads first, then the chain */
+            const W a0 = slot[i * stride], a1 = slot[(i - 1) * stride],
+                    a2 = slot[(i - 2) * stride], a3 = slot[(i - 3) * stride];
+            s = vext<T, MAX>(a0, s);
+            slot[i * stride] = s;
+            s = vext<T, MAX>(a1, s);
+            slot[(i - 1) * stride] = s;
+            s = vext<T, MAX>(a2, s);
+            slot[(i - 2) * stride] = s;
+            s = vext<T, MAX>(a3, s);
+            slot[(i - 3) * stride] = s;
+        }
+        for (; i >= 1; i--) {
             s = vext<T, MAX>(slot[i * stride], s);
             slot[i * stride] = s;
         }
