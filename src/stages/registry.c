@@ -13,6 +13,10 @@
     X(scharr)        \
     X(laplacian)     \
     X(convolve)      \
+    X(erode)         \
+    X(dilate)        \
+    X(open)          \
+    X(close)         \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
