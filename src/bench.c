@@ -263,6 +263,17 @@ static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, la
     }
     if (img->channels != 1 || p->border.mode != GF_BORDER_REPLICATE)
         return 0;
+    if ((s->ops == gf_stage_find("erode") || s->ops == gf_stage_find("dilate") ||
+         s->ops == gf_stage_find("median")) &&
+        p->kw == p->kh) {
+        /* exact rules like gpufilt's: compared */
+        l->i0 = s->ops == gf_stage_find("erode")    ? GF_NPP_ERODE
+                : s->ops == gf_stage_find("dilate") ? GF_NPP_DILATE
+                                                    : GF_NPP_MEDIAN;
+        l->i1 = p->kw;
+        *tol = 0;
+        return 1;
+    }
     if (s->ops == gf_stage_find("sobel") || s->ops == gf_stage_find("laplacian")) {
         l->i0 = s->ops == gf_stage_find("sobel") ? GF_NPP_SOBEL : GF_NPP_LAPLACE;
         l->i1 = 3;
