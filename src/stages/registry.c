@@ -7,6 +7,7 @@
     X(gray)          \
     X(depth)         \
     X(mean)          \
+    X(median)        \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
