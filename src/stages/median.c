@@ -326,7 +326,7 @@ GF_CLONES static void col_ph(const gf_stencil_job *j, const void *const *win, co
  * pixel right, its left column's K samples leave and the new right
  * column's enter; the median's top-level bin mb is tracked with lt, the
  * count of samples in the bins below it (Huang's "ltmdn"), and the median
- * found within mb by at most 16 + 16 steps through the lower levels. */
+ * found within mb through the lower levels, 16 bins of each (find16). */
 #define H16_BYTES ((256 + 4096 + 65536) * sizeof(uint16_t))
 
 GF_CLONES static void col_huang16(const gf_stencil_job *j, const void *const *win,
@@ -364,14 +364,12 @@ GF_CLONES static void col_huang16(const gf_stencil_job *j, const void *const *wi
                 lt -= h1[--mb];
             while (lt + h1[mb] <= half)
                 lt += h1[mb++];
-            int cum = lt;
-            unsigned q = mb * 16, i;
-            while (cum + h2[q] <= half)
-                cum += h2[q++];
-            i = q * 16;
-            while (cum + h3[i] <= half)
-                cum += h3[i++];
-            o[(size_t)x * C + c] = (uint16_t)i;
+            unsigned cum = (unsigned)lt;
+            u16x16 v16;
+            memcpy(&v16, h2 + mb * 16, sizeof v16);
+            const unsigned q = mb * 16 + (unsigned)find16(&v16, &cum, (unsigned)half);
+            memcpy(&v16, h3 + q * 16, sizeof v16);
+            o[(size_t)x * C + c] = (uint16_t)(q * 16 + (unsigned)find16(&v16, &cum, (unsigned)half));
         }
         for (int k = 0; k < K; k++) /* the counts back to zero */
             for (int d = 0; d < K; d++) {
