@@ -16,80 +16,75 @@ static int check_args(const gf_image *in, const gf_image *out, int k)
     return 0;
 }
 
-/* ---- The gold reference. */
+/* ---- The gold reference: for each channel, the padded image the border
+ * mode defines (gf_stencil_at, K/2 pixels each side) is written out, then
+ * each output sample is the middle value of its K x K window there, found
+ * by a counting sort. */
 
-/* The sample of rank `half` (from 0) of the n samples at v, all below
- * 256, by a counting sort into hist (256 zeroed counters, left zeroed). */
-static unsigned rank_8(const uint16_t *v, int n, int half, uint32_t *hist)
+/* The value of rank `half` (from 0) of the samples counted in hist (256
+ * bins), given `below` samples below bin 0; *cum becomes the count below
+ * it. hist is zeroed after. */
+static unsigned rank_in(uint32_t *hist, int below, int half, int *cum)
 {
     unsigned m = 0;
-    int cum = 0;
-
-    for (int i = 0; i < n; i++)
-        hist[v[i]]++;
-    while (cum + (int)hist[m] <= half)
-        cum += (int)hist[m++];
-    for (int i = 0; i < n; i++)
-        hist[v[i]] = 0;
+    while (below + (int)hist[m] <= half)
+        below += (int)hist[m++];
+    *cum = below;
+    memset(hist, 0, 256 * sizeof *hist);
     return m;
-}
-
-/* The same for 16-bit samples: the high byte of the sample of rank half by
- * a counting sort of the high bytes, then its low byte by one of the low
- * bytes of the samples with that high byte. */
-static unsigned rank_16(const uint16_t *v, int n, int half, uint32_t *hist)
-{
-    unsigned hi = 0, lo = 0;
-    int cum = 0;
-
-    for (int i = 0; i < n; i++)
-        hist[v[i] >> 8]++;
-    while (cum + (int)hist[hi] <= half)
-        cum += (int)hist[hi++];
-    for (int i = 0; i < n; i++)
-        hist[v[i] >> 8] = 0;
-    for (int i = 0; i < n; i++)
-        if (v[i] >> 8 == hi)
-            hist[v[i] & 255]++;
-    while (cum + (int)hist[lo] <= half)
-        cum += (int)hist[lo++];
-    for (int i = 0; i < n; i++)
-        if (v[i] >> 8 == hi)
-            hist[v[i] & 255] = 0;
-    return hi << 8 | lo;
 }
 
 int gf_median_gold(const gf_image *in, gf_image *out, int k, gf_border border)
 {
-    const int w = in->width, h = in->height, ch = in->channels, r = k / 2, half = k * k / 2;
+    const int w = in->width, h = in->height, r = k / 2, half = k * k / 2;
+    const size_t pw = (size_t)w + 2 * (size_t)r, ph = (size_t)h + 2 * (size_t)r;
+    const int par = (uint64_t)w * (uint64_t)h * (uint64_t)(k * k) >= 9u * GF_PARALLEL_PIXELS;
+    uint16_t *pad; /* pw x ph samples of one channel */
     int rc = check_args(in, out, k);
 
     if (rc)
         return rc;
-    /* threads only where the work pays for starting them */
-#pragma omp parallel if ((uint64_t)w * (uint64_t)h * (uint64_t)(k * k) >= 9u * GF_PARALLEL_PIXELS)
-    {
-        uint16_t win[GF_MEDIAN_MAX_SIDE * GF_MEDIAN_MAX_SIDE];
-        uint32_t hist[256] = {0};
+    if (!(pad = malloc(pw * ph * sizeof *pad)))
+        return gf_err(GF_EINTERNAL, NULL, "median: out of memory");
+    for (int c = 0; c < in->channels; c++) {
+#pragma omp parallel for schedule(static) if (par)
+        for (long y = 0; y < (long)ph; y++)
+            for (size_t x = 0; x < pw; x++)
+                pad[(size_t)y * pw + x] =
+                    (uint16_t)gf_stencil_at(in, (int)x - r, (int)y - r, c, border);
+        /* threads only where the work pays for starting them */
+#pragma omp parallel if (par)
+        {
+            uint32_t hist[256] = {0};
 #pragma omp for schedule(static)
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                for (int c = 0; c < ch; c++) {
-                    int n = 0;
-                    if (x >= r && x < w - r && y >= r && y < h - r) {
-                        for (int dy = -r; dy <= r; dy++)
-                            for (int dx = -r; dx <= r; dx++)
-                                win[n++] = (uint16_t)gf_sample(in, x + dx, y + dy, c);
-                    } else {
-                        for (int dy = -r; dy <= r; dy++)
-                            for (int dx = -r; dx <= r; dx++)
-                                win[n++] = (uint16_t)gf_stencil_at(in, x + dx, y + dy, c, border);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    const uint16_t *win = pad + (size_t)y * pw + (size_t)x; /* its top left */
+                    unsigned m;
+                    int cum;
+                    if (in->bits == 8) {
+                        for (int dy = 0; dy < k; dy++)
+                            for (int dx = 0; dx < k; dx++)
+                                hist[win[(size_t)dy * pw + (size_t)dx]]++;
+                        m = rank_in(hist, 0, half, &cum);
+                    } else { /* the high byte, then the low byte among those with it */
+                        for (int dy = 0; dy < k; dy++)
+                            for (int dx = 0; dx < k; dx++)
+                                hist[win[(size_t)dy * pw + (size_t)dx] >> 8]++;
+                        const unsigned hi = rank_in(hist, 0, half, &cum);
+                        for (int dy = 0; dy < k; dy++)
+                            for (int dx = 0; dx < k; dx++) {
+                                const unsigned v = win[(size_t)dy * pw + (size_t)dx];
+                                if (v >> 8 == hi)
+                                    hist[v & 255]++;
+                            }
+                        m = hi << 8 | rank_in(hist, cum, half, &cum);
                     }
-                    gf_sample_set(out, x, y, c,
-                                  in->bits == 8 ? rank_8(win, n, half, hist)
-                                                : rank_16(win, n, half, hist));
+                    gf_sample_set(out, x, y, c, m);
                 }
+        }
     }
+    free(pad);
     return 0;
 }
 
