@@ -17,6 +17,7 @@
     X(dilate)        \
     X(open)          \
     X(close)         \
+    X(median)        \
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
