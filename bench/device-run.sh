@@ -17,7 +17,8 @@
 #             leaves out larger random sizes; TEST_ARGS adds arguments, --small)
 #   sanitize  test_gpu --small under each compute-sanitizer tool (GPU_STAGES too)
 #   stencil   gpufilt bench of the neighbourhood stages (BENCH_EXPS, default
-#             "mean gaussian"), 8000x8000, from the peers build
+#             "mean gaussian"; BENCH_ARGS adds arguments), 8000x8000, from the
+#             peers build (or the PREBUILT gpufilt, built with PEERS=1)
 # Default: test-gpu bench. Logs go to $OUT (or bench-out). PREBUILT=DIR runs
 # the gpufilt and test_gpu found in DIR (built elsewhere for this GPU)
 # instead of building, for the steps that do not need the peers.
@@ -58,9 +59,14 @@ for step; do
 				--print-limit 10 build/cuda/test_gpu --small >"$out/san-$tool.log" 2>&1
 			echo "$tool exit $?"; grep -E 'FAIL|passed|ERROR SUMMARY' "$out/san-$tool.log" | head -5
 		done ;;
-	stencil) $mk B=build/peers PEERS=1 build/peers/gpufilt >>"$out/build.log" 2>&1 ||
-			{ tail -20 "$out/build.log"; continue; }
-		build/peers/gpufilt bench copy ${BENCH_EXPS:-mean gaussian} --size 8000x8000 2>&1 |
+	stencil) bin=build/peers/gpufilt
+		if [ -n "${PREBUILT:-}" ]; then
+			bin=build/cuda/gpufilt # a PREBUILT gpufilt built with PEERS=1 has them
+		else
+			$mk B=build/peers PEERS=1 build/peers/gpufilt >>"$out/build.log" 2>&1 ||
+				{ tail -20 "$out/build.log"; continue; }
+		fi
+		$bin bench copy ${BENCH_EXPS:-mean gaussian} --size 8000x8000 ${BENCH_ARGS:-} 2>&1 |
 			tee "$out/stencil.log" ;;
 	damage) sh bench/jpeg_damage.sh 2>&1 | tee "$out/damage.log" ;;
 	cpu) sh bench/cpu_vs_opencv.sh 2>&1 | tee "$out/cpu.log" ;;
