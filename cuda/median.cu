@@ -286,7 +286,10 @@ __global__ void __launch_bounds__(NET_THREADS)
             pair16 win[K * K];
 #pragma unroll
             for (int d = -R; d <= R; d++) {
-                const int s = d * C, q = NB + o + (s >= 0 ? s / 2 : -((1 - s) / 2)); /* floor(s/2) */
+                /* column d's samples lie s = d C on from the output's: word
+                 * o + floor(s / 2) (after the NB halo words), and where s
+                 * is odd, its high lane with the next word's low lane */
+                const int s = d * C, q = NB + o + (s >= 0 ? s / 2 : -((1 - s) / 2));
 #pragma unroll
                 for (int rk = 0; rk < K; rk++)
                     win[rk * K + d + R].w =
@@ -390,9 +393,9 @@ __global__ void __launch_bounds__(HIST_THREADS)
             for (int q = t; q < seg; q += NT) {
                 const int js = j0 - RC + q, px = js >= 0 ? js / C : (js - C + 1) / C;
                 const int xx = gf_border_index(px, w, b.mode);
-                row[q] = (unsigned char)(yy < 0 || xx < 0
-                                             ? (unsigned)b.value
-                                             : in[(size_t)yy * ipitch + (size_t)xx * C + (js - px * C)]);
+                row[q] = (unsigned char)(yy < 0 || xx < 0 ? (unsigned)b.value
+                                                          : in[(size_t)yy * ipitch +
+                                                               (size_t)xx * C + (js - px * C)]);
             }
         }
         __syncthreads(); /* the batch's rows are staged */
@@ -480,7 +483,8 @@ static int launch_any(const gf_median_params *p, const gf_dimage *in, gf_dimage 
         return 0;
     }
     if (variant == MEDIAN_HISTOGRAM && BITS == 8) {
-        if ((rc = gf_dimage_shape(out, &sh)) || (rc = launch_histogram<C>(in, out, K, p->border, st)))
+        if ((rc = gf_dimage_shape(out, &sh)) ||
+            (rc = launch_histogram<C>(in, out, K, p->border, st)))
             return rc;
         GF_CUDA_CHECK(cudaGetLastError());
         return 0;

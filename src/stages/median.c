@@ -135,7 +135,7 @@ int gf_median_gold(const gf_image *in, gf_image *out, int k, gf_border border)
 /* A compare-exchange of the named column values c<a>, c<b>. */
 #define COL_CS(a, b)                                                                          \
     {                                                                                         \
-        const sample_t t_ = MIN_(c##a, c##b);                                                        \
+        const sample_t t_ = MIN_(c##a, c##b);                                                 \
         c##b = MAX_(c##a, c##b);                                                              \
         c##a = t_;                                                                            \
     }
@@ -175,8 +175,9 @@ COL3(col3_16, uint16_t)
 /* 5x5: the row's np columns sorted once into five rows of ranks s0..s4
  * (each column serves five outputs), then GF_MEDIAN5_NET on each output's
  * 25 ranks; both loops vectorise. The rows and ranks come in as restrict
- * parameters, which GCC keeps through inlining (restrict pointers made in
- * the function from one scratch pointer it took for possible aliases). */
+ * parameters, which GCC keeps through inlining: restrict pointers derived
+ * in the function from the one scratch pointer it took for possible
+ * aliases, and left the loops scalar. */
 #define COL5(NAME, T)                                                                         \
     static inline void NAME##_sort(const T *restrict r0, const T *restrict r1,                \
                                    const T *restrict r2, const T *restrict r3,                \
@@ -340,7 +341,8 @@ GF_CLONES static void col_ph(const gf_stencil_job *j, const void *const *win, co
             } else {
                 for (int xs = stamp[b] + 1; xs <= x; xs++) {
                     const unsigned char *l = col + (size_t)xs * rec_c;
-                    f += LOAD_COUNTS(l + (size_t)(K - 1) * rec_c + fb) - LOAD_COUNTS(l - rec_c + fb);
+                    f += LOAD_COUNTS(l + (size_t)(K - 1) * rec_c + fb) -
+                         LOAD_COUNTS(l - rec_c + fb);
                 }
             }
             kf[b] = f;
@@ -399,7 +401,8 @@ GF_CLONES static void col_huang16(const gf_stencil_job *j, const void *const *wi
             memcpy(&v16, h2 + mb * 16, sizeof v16);
             const unsigned q = mb * 16 + (unsigned)find16(&v16, &cum, (unsigned)half);
             memcpy(&v16, h3 + q * 16, sizeof v16);
-            o[(size_t)x * C + c] = (uint16_t)(q * 16 + (unsigned)find16(&v16, &cum, (unsigned)half));
+            o[(size_t)x * C + c] =
+                (uint16_t)(q * 16 + (unsigned)find16(&v16, &cum, (unsigned)half));
         }
         for (int k = 0; k < K; k++) /* the counts back to zero */
             for (int d = 0; d < K; d++) {
