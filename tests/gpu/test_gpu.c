@@ -7,7 +7,8 @@
  * --small keeps to sizes that compute-sanitizer runs in seconds. The random
  * seed is printed; GPUFILT_TEST_SEED replays one. GPUFILT_TEST_STAGES, an
  * extended regular expression, keeps to the stages whose names it matches;
- * GPUFILT_TEST_MAX_PIXELS leaves out the random sizes above it.
+ * GPUFILT_TEST_MAX_PIXELS leaves out the random sizes above it;
+ * GPUFILT_TEST_VERBOSE names each check on stderr before it runs.
  * Exits 0 with "SKIP" when no GPU is usable, 1 on any mismatch or error. */
 #include <regex.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static int passed, failed;
 static gf_gpu *gpu;
 static regex_t only; /* GPUFILT_TEST_STAGES */
 static int have_only;
+static int verbose; /* GPUFILT_TEST_VERBOSE: each check named on stderr before it runs */
 static double max_pixels = 1e18; /* GPUFILT_TEST_MAX_PIXELS: larger random images are left out */
 static uint64_t rng_state;
 
@@ -46,6 +48,8 @@ static void check_stage(const gf_stage *s, const gf_image *img, const char *what
     char label[48];
 
     gf_stage_label(s, label, sizeof label);
+    if (verbose)
+        fprintf(stderr, "check %s: %s\n", what, label);
     if (gf_stage_reference(s, img, &ref, &ms) ||
         gf_stage_check(gpu, s, img, &ref, 1, res)) {
         fprintf(stderr, "FAIL %s, %s: %s\n", what, label, gf_errmsg());
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", gf_errmsg());
         return 0;
     }
+    verbose = getenv("GPUFILT_TEST_VERBOSE") && *getenv("GPUFILT_TEST_VERBOSE");
     if (getenv("GPUFILT_TEST_MAX_PIXELS") && *getenv("GPUFILT_TEST_MAX_PIXELS"))
         max_pixels = atof(getenv("GPUFILT_TEST_MAX_PIXELS"));
     if (getenv("GPUFILT_TEST_STAGES") && *getenv("GPUFILT_TEST_STAGES")) {
