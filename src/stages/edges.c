@@ -248,19 +248,28 @@ static const gf_variant edges_variants[] = {
     {NULL, NULL},
 };
 
-static const gf_default edges_defaults[] = {
-    {0, 0, "shared"}, /* until measured */
+/* The default variants, by measurement (docs/benchmarks.md, H100, 8000x8000):
+ * for Sobel and Scharr `global` was the fastest or within 2% on gray and RGB
+ * 8-bit (packed 18% slower on gray) and 15% behind `packed` on gray 16-bit;
+ * for the Laplacian `packed` was the fastest on all three. */
+static const gf_default gradient_defaults[] = {
+    {0, 0, "global"},
     {0, 0, NULL},
 };
 
-#define EDGES_OPS(NAME, OPTS, COST)                                                           \
+static const gf_default laplacian_defaults[] = {
+    {0, 0, "packed"},
+    {0, 0, NULL},
+};
+
+#define EDGES_OPS(NAME, OPTS, COST, DEFAULTS)                                                 \
     const gf_stage_ops gf_stage_##NAME = {                                                    \
         .cpu_cost = (COST),                                                                   \
         .name = #NAME,                                                                        \
         .group = "edges",                                                                     \
         .opts = (OPTS),                                                                       \
         .variants = edges_variants,                                                           \
-        .defaults = edges_defaults,                                                           \
+        .defaults = (DEFAULTS),                                                               \
         .layouts = GF_LAYOUTS_ALL,                                                            \
         .check = gf_stencil_check,                                                            \
         .label = edges_label,                                                                 \
@@ -272,6 +281,6 @@ static const gf_default edges_defaults[] = {
 /* cpu_cost: one thread, 5120x2880 gray and RGB 8-bit, gray 16-bit (0.23 -
  * 0.37 ns a byte for Sobel and Scharr, 0.17 - 0.27 for the Laplacian; about
  * a third of it the framework's copies of the padded rows) */
-EDGES_OPS(sobel, sobel_opts, 0.30)
-EDGES_OPS(scharr, scharr_opts, 0.30)
-EDGES_OPS(laplacian, laplacian_opts, 0.25)
+EDGES_OPS(sobel, sobel_opts, 0.30, gradient_defaults)
+EDGES_OPS(scharr, scharr_opts, 0.30, gradient_defaults)
+EDGES_OPS(laplacian, laplacian_opts, 0.25, laplacian_defaults)

@@ -525,8 +525,9 @@ static const gf_variant median_variants[] = {
     {NULL, NULL},
 };
 
-/* Not yet measured: `histogram` picks its method by K (the register
- * networks for 3 and 5, the sliding histogram from 7). */
+/* `histogram` picks its method by K (the register networks for 3 and 5,
+ * the sliding histogram from 7); measured the fastest at 3, 5 and 15 on the
+ * H100 (docs/benchmarks.md). */
 static const gf_default median_defaults[] = {
     {0, 0, "histogram"},
     {0, 0, NULL},
@@ -534,10 +535,17 @@ static const gf_default median_defaults[] = {
 
 /* cpu_cost: 5x5 on 8-bit gray, one thread, this machine (2-core Xeon,
  * AVX-512): 16 ms for 5120x2880, 1.1 ns a byte; 3x3 takes 0.23, and K >= 7
- * 20-40 (Perreault-Hebert, 8-bit) or 40-60 (16-bit), so --backend auto
- * leans to the CPU for large windows on small images. */
+ * 20-40 (Perreault-Hebert, 8-bit) or 40-60 (16-bit): median_cost gives
+ * --backend auto each. */
+static double median_cost(const gf_stage *s, const gf_shape *in)
+{
+    const int k = GF_CPARAMS(s, gf_median_params)->kw;
+    return k == 3 ? 0.23 : k == 5 ? 1.1 : in->bits == 8 ? 30.0 : 50.0;
+}
+
 const gf_stage_ops gf_stage_median = {
     .cpu_cost = 1.1,
+    .cpu_cost_of = median_cost,
     .name = "median",
     .group = "median",
     .opts = median_opts,

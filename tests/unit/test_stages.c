@@ -32,6 +32,10 @@ static void test_fast_equals_gold(void **state)
                     gf_stage_init(&s, gf_stages[i]);
                     if (!s.ops->config(&s, c, 0, test_state()))
                         break;
+                    /* large windows' gold by the definition only on the smaller sizes */
+                    if (s.ops->large_configs && c >= s.ops->large_configs &&
+                        (long)in.width * in.height > 4096)
+                        continue;
                     if (gf_stage_accepts(&s, &sh))
                         continue; /* otsu takes one channel */
                     assert_int_equal(gf_stage_reference(&s, &in, &gold, &ms), 0);
