@@ -10,6 +10,9 @@
 /* Ring rows start on cache lines, so that the rules' loops vectorise on
  * aligned rows. */
 #define ROW_ALIGN 64
+/* Bands of rows a thread, dealt out dynamically (each band repeats its
+ * window's halo rows: a few per cent of the rows at 4). */
+#define BANDS_PER_THREAD 4
 
 int gf_stencil_parse_border(gf_stage *s, const char *arg)
 {
@@ -211,7 +214,8 @@ int gf_stencil_cpu_run(const gf_stencil_cpu *r, const gf_stencil_job *j, const g
 {
     driver d = {r, j, in, out, j->border, j->kw / 2, j->kh / 2, out->data == in->data, 0, 0, 0,
                 0, NULL};
-    int failed = 0, threads = 1;
+    int failed = 0, threads = 1, nbands;
+    band *bands;
 
     if (j->kw < 1 || j->kh < 1 || j->kw % 2 == 0 || j->kh % 2 == 0 ||
         j->kh > GF_STENCIL_MAX_SIDE || j->kw > GF_STENCIL_MAX_SIDE || out->width != in->width ||
@@ -232,40 +236,40 @@ int gf_stencil_cpu_run(const gf_stencil_cpu *r, const gf_stencil_job *j, const g
 #ifdef _OPENMP
     if (GF_PARALLEL(in->width, in->height))
         threads = omp_get_max_threads();
-    if (threads > in->height)
-        threads = in->height;
 #endif
+    /* More bands than threads, taken as threads come free: a core that
+     * another process holds then costs its share of the work, not the
+     * whole run's */
+    nbands = threads > 1 ? threads * BANDS_PER_THREAD : 1;
+    if (nbands > in->height)
+        nbands = in->height;
+    if (!(bands = calloc((size_t)nbands, sizeof *bands))) {
+        free(d.xmap);
+        return gf_err(GF_EINTERNAL, NULL, "stencil: out of memory");
+    }
+    for (int i = 0; i < nbands; i++) {
+        bands[i].y0 = (int)((long)in->height * i / nbands);
+        bands[i].y1 = (int)((long)in->height * (i + 1) / nbands);
+    }
 #pragma omp parallel num_threads(threads)
     {
-        int t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        band bd = {(int)((long)in->height * t / nt), (int)((long)in->height * (t + 1) / nt),
-                   NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-        const int ok = band_alloc(&d, &bd) == 0;
-        if (ok)
-            band_save(&d, &bd);
-        if (d.in_place) {
-            /* every band's borrowed rows are copied before any band writes;
-             * a band that failed to allocate still reaches the barrier */
-            int any_failed = 0;
-#pragma omp atomic
-            failed |= !ok;
-#pragma omp barrier
-#pragma omp atomic read
-            any_failed = failed;
-            if (ok && !any_failed)
-                band_run(&d, &bd);
-        } else if (ok) {
-            band_run(&d, &bd);
-        } else {
-#pragma omp atomic write
-            failed = 1;
+        /* every band's borrowed rows are copied (in place) before any band
+         * writes: the loop's end is a barrier */
+#pragma omp for schedule(static) reduction(| : failed)
+        for (int i = 0; i < nbands; i++) {
+            if (band_alloc(&d, &bands[i]))
+                failed = 1;
+            else
+                band_save(&d, &bands[i]);
         }
-        free(bd.mem);
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < nbands; i++)
+            if (!failed)
+                band_run(&d, &bands[i]);
     }
+    for (int i = 0; i < nbands; i++)
+        free(bands[i].mem);
+    free(bands);
     free(d.xmap);
     if (failed)
         return gf_err(GF_EINTERNAL, NULL, "stencil: out of memory");

@@ -107,11 +107,12 @@ int gf_gauss_gold(const gf_image *in, gf_image *out, double sigma, int ksize, gf
     return 0;
 }
 
-/* The fast path's rules (ctx: the K weights). Row rule: h for every sample,
- * the symmetric taps paired ((x_j + x_{K-1-j}) w_j), a pass over the row per
- * weight. Column rule: the pairs of ring rows split into 16-bit halves and
- * summed into A and B (gf_gauss_round) in blocks of samples that stay in
- * the first-level cache. Written once per sample type T. */
+/* The fast path's rules (ctx: the K weights), for 16-bit images (8-bit
+ * below). Row rule: h for every sample, the symmetric taps paired ((x_j +
+ * x_{K-1-j}) w_j), a pass over the row per weight. Column rule: the pairs of
+ * ring rows split into 16-bit halves and summed into A and B
+ * (gf_gauss_round) in blocks of samples that stay in the first-level
+ * cache. */
 #define BLOCK 512 /* samples a column-rule block: A and B take 4 KB */
 
 #define ROW_RULE(NAME, T)                                                                     \
@@ -134,8 +135,83 @@ int gf_gauss_gold(const gf_image *in, gf_image *out, double sigma, int ksize, gf
                 o[i] += wk * ((uint32_t)a[i] + b[i]);                                         \
         }                                                                                     \
     }
-ROW_RULE(row_8, uint8_t)
 ROW_RULE(row_16, uint16_t)
+
+/* 8-bit images in floating point, exactly: a row value h < 255 * 2^14 <
+ * 2^22 and every partial sum of it are integers that a float holds exactly
+ * (24-bit significand), and so are the pairs of ring rows (< 2^23); the
+ * column pass's v < 2^36 and its partial sums are integers a double holds
+ * exactly (53 bits), so (v + 2^27) / 2^28 and its floor are exact too.
+ * Floats take a fused multiply-add a tap where 32-bit integers take a
+ * multiply of two micro-operations, and the row pass converts each sample
+ * once. Row rule: blocks of the row converted to float with their halo, then
+ * a pass a weight; column rule: the pairs of rows, widened to double, a
+ * multiply-add each. */
+#define FBLOCK 512 /* samples a block; with the halo of the largest window (2 * 63 * 4) 2.5 KB */
+
+/* Every product and sum below is an exact integer, so a fused multiply-add
+ * gives the same bits as a multiply and an add: let GCC fuse them (ISO C
+ * mode leaves it off). */
+#pragma GCC optimize("fp-contract=fast")
+
+GF_CLONES static void frow_pass(const float *restrict a, const float *restrict b, float w,
+                                float *restrict o, size_t m)
+{
+    for (size_t i = 0; i < m; i++)
+        o[i] += w * (a[i] + b[i]);
+}
+
+GF_CLONES static void row_8(const gf_stencil_job *j, const unsigned char *padded, void *ringv)
+{
+    const int32_t *wt = j->ctx;
+    const size_t n = j->n, C = (size_t)j->channels;
+    const int r = j->kw / 2;
+    const size_t halo = 2 * (size_t)r * C;
+    float *restrict o = ringv;
+    float f[FBLOCK + 2 * (GF_GAUSS_MAX_K / 2) * GF_MAX_CHANNELS];
+
+    for (size_t i0 = 0; i0 < n; i0 += FBLOCK) {
+        const size_t m = n - i0 < FBLOCK ? n - i0 : FBLOCK;
+        const unsigned char *restrict x = padded + i0;
+        const float wc = (float)wt[r];
+        for (size_t i = 0; i < m + halo; i++)
+            f[i] = x[i];
+        for (size_t i = 0; i < m; i++)
+            o[i0 + i] = wc * f[i + (size_t)r * C];
+        for (int k = 0; k < r; k++)
+            frow_pass(f + (size_t)k * C, f + (size_t)(2 * r - k) * C, (float)wt[k], o + i0, m);
+    }
+}
+
+GF_CLONES static void fcol_pair(const float *restrict a, const float *restrict b, double w,
+                                double *restrict v, size_t m)
+{
+    for (size_t i = 0; i < m; i++)
+        v[i] += w * (double)(a[i] + b[i]);
+}
+
+GF_CLONES static void col_8(const gf_stencil_job *j, const void *const *win, const void *gone,
+                            const unsigned char *src, unsigned char *out, void *acc, int first)
+{
+    const int32_t *wt = j->ctx;
+    const size_t n = j->n;
+    const int r = j->kh / 2;
+    unsigned char *restrict o = out;
+    double v[FBLOCK];
+    (void)gone, (void)src, (void)acc, (void)first;
+    for (size_t i0 = 0; i0 < n; i0 += FBLOCK) {
+        const size_t m = n - i0 < FBLOCK ? n - i0 : FBLOCK;
+        const float *restrict hc = (const float *)win[r] + i0;
+        const double wc = wt[r];
+        for (size_t i = 0; i < m; i++)
+            v[i] = wc * (double)hc[i];
+        for (int k = 0; k < r; k++)
+            fcol_pair((const float *)win[k] + i0, (const float *)win[2 * r - k] + i0, wt[k], v,
+                      m);
+        for (size_t i = 0; i < m; i++) /* (v + 2^27) >> 28, exactly */
+            o[i0 + i] = (unsigned char)(int)((v[i] + 134217728.0) * (1.0 / 268435456.0));
+    }
+}
 
 /* Steps of the column rule over m samples: functions of their own, since
  * GCC's unroll-and-jam of the rows' loop into the samples' loop leaves
@@ -180,7 +256,6 @@ GF_CLONES static void col_pair(const uint32_t *restrict a, const uint32_t *restr
                 o[i0 + i] = (T)gf_gauss_round(A[i], B[i]);                                    \
         }                                                                                     \
     }
-COL_RULE(col_8, uint8_t)
 COL_RULE(col_16, uint16_t)
 
 gf_stencil_cpu gf_gauss_rules(int bits)
