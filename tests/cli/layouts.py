@@ -61,6 +61,27 @@ def run(gpufilt, args, backend):
     return r.returncode, r.stderr.decode()
 
 
+def oracle_start(name):
+    """The command line every oracle takes, GPUFILT [SEED [BACKEND]]: (gpufilt,
+    seed, backend, rng, a scratch folder). SEED defaults to GPUFILT_TEST_SEED,
+    else a fresh one; it is printed with the command that replays it."""
+    gpufilt = sys.argv[1]
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
+        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
+    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
+    print("%s seed %d, --backend %s (%s GPUFILT %d %s replays it)" % (
+        name, seed, backend, name, seed, backend))
+    return gpufilt, seed, backend, np.random.default_rng(seed), tempfile.mkdtemp()
+
+
+def run_all(one, n):
+    """one(i) for i in range(n) on every core; the first failure, in order,
+    raises."""
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for f in [pool.submit(one, i) for i in range(n)]:
+            f.result()
+
+
 def box_mean(a, k, mode, value):
     r, area = k // 2, k * k
     pad = {"replicate": ("edge", {}), "reflect101": ("reflect", {}),
@@ -164,14 +185,7 @@ def sums_check(name, a, ch, axis, opt):
 
 
 def main():
-    gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
-        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
-    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
-    print("layouts.py seed %d, --backend %s (layouts.py GPUFILT %d %s replays it)" % (
-        seed, backend, seed, backend))
-    rng = np.random.default_rng(seed)
-    tmp = tempfile.mkdtemp()
+    gpufilt, seed, backend, rng, tmp = oracle_start("layouts.py")
     sizes = [(1, 1), (1, 6), (6, 1), (2, 3), (7, 5), (33, 17), (70, 9)]
     jobs = []  # (args with {out}, output suffix, check)
     for ch, bits in LAYOUTS:
@@ -218,9 +232,7 @@ def main():
         rc, err = run(gpufilt, [path if x == "{out}" else x for x in args], backend)
         check(rc, err, path)
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        for f in [pool.submit(one, i) for i in range(len(jobs))]:
-            f.result()  # the first failure, in order, raises here
+    run_all(one, len(jobs))
     print("layouts.py: %d checks passed" % len(jobs))
 
 

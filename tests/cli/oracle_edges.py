@@ -22,17 +22,13 @@ GPUFILT_TEST_SEED, else a fresh one); the first failure names the layout,
 size, stages and first difference, and exits 1. BACKEND (cpu by default;
 cuda for the GPU) is passed as --backend; the runs go on every core. Run
 with Debian's python3 (numpy and OpenCV)."""
-import concurrent.futures
 import os
-import random
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layouts import LAYOUTS, check_image, read_pnm, write_pam  # noqa: E402
+from layouts import LAYOUTS, check_image, oracle_start, read_pnm, run, run_all, write_pam  # noqa: E402
 
 try:
     import cv2
@@ -136,11 +132,6 @@ def default_divisor(k):
     return s if s > 0 else 1
 
 
-def run(gpufilt, args, backend):
-    r = subprocess.run([gpufilt] + args + ["-q", "--backend", backend], capture_output=True)
-    return r.returncode, r.stderr.decode()
-
-
 def image_check(label, want, want_cv):
     def check(rc, err, path):
         if rc:
@@ -165,14 +156,7 @@ def bad_check(label, status, needles):
 
 
 def main():
-    gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
-        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
-    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
-    print("oracle_edges.py seed %d, --backend %s (oracle_edges.py GPUFILT %d %s replays it)" % (
-        seed, backend, seed, backend))
-    rng = np.random.default_rng(seed)
-    tmp = tempfile.mkdtemp()
+    gpufilt, seed, backend, rng, tmp = oracle_start("oracle_edges.py")
     jobs = []  # (args with {out}, check)
 
     def border_of(mx):
@@ -320,9 +304,7 @@ def main():
         rc, err = run(gpufilt, [path if x == "{out}" else x for x in args], backend)
         check(rc, err, path)
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        for f in [pool.submit(one, i) for i in range(len(jobs))]:
-            f.result()  # the first failure, in order, raises here
+    run_all(one, len(jobs))
     print("oracle_edges.py: %d checks passed" % len(jobs))
 
 

@@ -27,16 +27,14 @@ difference names the layout, size, options and sample, and exits 1. BACKEND
 import concurrent.futures
 import math
 import os
-import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layouts import check_image, read_pnm, write_pam  # noqa: E402
+from layouts import check_image, oracle_start, read_pnm, write_pam  # noqa: E402
 
 try:
     import cv2
@@ -180,14 +178,7 @@ def border_args(mode, value):
 
 
 def main():
-    gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
-        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
-    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
-    print("oracle_gaussian.py seed %d, --backend %s (oracle_gaussian.py GPUFILT %d %s replays it)"
-          % (seed, backend, seed, backend))
-    rng = np.random.default_rng(seed)
-    tmp = tempfile.mkdtemp(prefix="oracle_gaussian.")
+    gpufilt, seed, backend, rng, tmp = oracle_start("oracle_gaussian.py")
     sizes = [(1, 1), (1, 7), (7, 1), (2, 2), (7, 5), (31, 33), (3, 2), (173, 3),
              (int(rng.integers(1, 50)), int(rng.integers(1, 50)))]
     modes = ["replicate", "reflect101", "constant"]

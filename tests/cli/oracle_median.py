@@ -13,18 +13,14 @@ exit 64, a message naming the flag, no output written. Prints its seed
 names the layout, size, arguments and sample, and exits 1. BACKEND (cpu by
 default) is passed as --backend; the runs go on every core. Run it with
 Debian's python3 (numpy and OpenCV)."""
-import concurrent.futures
 import os
-import random
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layouts import check_image, read_pnm, write_pam  # noqa: E402
+from layouts import check_image, oracle_start, read_pnm, run, run_all, write_pam  # noqa: E402
 
 try:
     import cv2
@@ -66,20 +62,8 @@ def cv2_median(a, k, bits):
     return out.reshape(a.shape).astype(np.int64)
 
 
-def run(gpufilt, args, backend):
-    r = subprocess.run([gpufilt] + args + ["-q", "--backend", backend], capture_output=True)
-    return r.returncode, r.stderr.decode()
-
-
 def main():
-    gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
-        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
-    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
-    print("oracle_median.py seed %d, --backend %s (oracle_median.py GPUFILT %d %s replays it)"
-          % (seed, backend, seed, backend))
-    rng = np.random.default_rng(seed)
-    tmp = tempfile.mkdtemp()
+    gpufilt, seed, backend, rng, tmp = oracle_start("oracle_median.py")
     sizes = [(1, 1), (1, 6), (6, 1), (2, 3), (7, 5), (33, 17), (4, 9), (70, 41)]
     jobs = []  # (args with {out}, label, want, want_cv)
     for ch, bits in LAYOUTS:
@@ -121,9 +105,7 @@ def main():
         if want_cv is not None:
             check_image(label + " (cv2.medianBlur)", got, want_cv)
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        for f in [pool.submit(one, i) for i in range(len(jobs))]:
-            f.result()  # the first failure, in order, raises here
+    run_all(one, len(jobs))
 
     # bad values: exit 64 (EX_USAGE), the message names the flag, no output
     inp = os.path.join(tmp, "in-1-8-7x5.pam")

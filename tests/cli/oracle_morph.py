@@ -22,18 +22,14 @@ Prints the seed (SEED, else GPUFILT_TEST_SEED, else a fresh one); the first
 difference names the layout, size, stage and sample, and exits 1. BACKEND
 (cpu by default; cuda on a GPU machine) is passed as --backend; the runs go
 on every core. Run it with Debian's python3 (numpy and OpenCV)."""
-import concurrent.futures
 import os
-import random
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layouts import LAYOUTS, check_image, read_pnm, write_pam  # noqa: E402
+from layouts import LAYOUTS, check_image, oracle_start, read_pnm, run, run_all, write_pam  # noqa: E402
 
 try:
     import cv2
@@ -90,11 +86,6 @@ def cv2_morph(a, op, kw, kh, mode, value, bits):
     return out.reshape(a.shape).astype(np.int64)
 
 
-def run(gpufilt, args, backend):
-    r = subprocess.run([gpufilt] + args + ["-q", "--backend", backend], capture_output=True)
-    return r.returncode, r.stderr.decode()
-
-
 def image_check(label, bits, want, want_cv):
     def check(rc, err, path):
         if rc:
@@ -123,14 +114,7 @@ def bad_check(label, needles):
 
 
 def main():
-    gpufilt = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else \
-        int(os.environ.get("GPUFILT_TEST_SEED", random.randrange(1 << 30))) % (1 << 63)
-    backend = sys.argv[3] if len(sys.argv) > 3 else "cpu"
-    print("oracle_morph.py seed %d, --backend %s (oracle_morph.py GPUFILT %d %s replays it)" % (
-        seed, backend, seed, backend))
-    rng = np.random.default_rng(seed)
-    tmp = tempfile.mkdtemp()
+    gpufilt, seed, backend, rng, tmp = oracle_start("oracle_morph.py")
     jobs = []  # (args with {out}, check)
     opencv = 0
     for ch, bits in LAYOUTS:
@@ -185,9 +169,7 @@ def main():
         rc, err = run(gpufilt, args, backend)
         check(rc, err, path)
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        for f in [pool.submit(one, i) for i in range(len(jobs))]:
-            f.result()  # the first failure, in order, raises here
+    run_all(one, len(jobs))
     print("oracle_morph.py: %d checks passed (%d also against OpenCV)" % (len(jobs), opencv))
 
 
