@@ -516,7 +516,9 @@ static const gf_variant convolve_variants[] = {
 };
 
 static const gf_default convolve_defaults[] = {
-    {0, 0, "constant"}, /* until measured */
+    /* the fastest on the H100 at 5x5 on gray and RGB 8-bit and gray 16-bit
+     * (docs/benchmarks.md) */
+    {0, 0, "constant"},
     {0, 0, NULL},
 };
 
