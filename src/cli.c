@@ -190,7 +190,9 @@ static void help_line(FILE *f, char short_name, const char *name, const char *ar
 static void help(FILE *f, const stage_opt *map, int nmap)
 {
     gf_cli_usage(f);
-    fputs("Image filters on the GPU: box mean, threshold, transpose, rotate, flip,\n"
+    fputs("Image filters on the GPU: box mean, Gaussian, unsharp mask, median,\n"
+          "erode/dilate/open/close, Sobel, Scharr, Laplacian and convolution (any border:\n"
+          "replicate, reflect101, constant), threshold, transpose, rotate, flip,\n"
           "histograms and projection profiles; with a CPU fallback that gives the same\n"
           "bytes.\n\n"
           "Input: PNG, JPEG, BMP or binary PGM/PPM/PAM, detected from the content ('-' is\n"

@@ -17,7 +17,7 @@ extern "C" {
 
 /* The three rules. Each is a correlation (the kernel not flipped) of every
  * channel with 3x3 integer kernels over the padded image, as OpenCV defines
- * them (cv2.Sobel / cv2.Scharr with ddepth CV_32S, dx=1,dy=0 and dx=0,dy=1;
+ * them (cv2.Sobel / cv2.Scharr with ddepth CV_64F, dx=1,dy=0 and dx=0,dy=1;
  * cv2.Laplacian with ksize=1):
  *   GF_EDGE_SOBEL      Gx = [-1 0 1; -2 0 2; -1 0 1], Gy its transpose;
  *                      output min(maxval, |Gx| + |Gy|)

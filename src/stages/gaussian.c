@@ -360,8 +360,9 @@ static int gauss_config(gf_stage *s, int i, int bench, uint64_t *rng)
 
 static const gf_stage_opt gauss_opts[] = {
     {"gaussian", "SIGMA[,K]",
-     "Gaussian blur of each channel, SIGMA 0.1-20, K x K (odd, 3-127; default 6 SIGMA + 1 "
-     "(8-bit), 8 SIGMA + 1 (16-bit)); 14-bit weights, one rounding",
+     "Gaussian blur of each channel, SIGMA 0.1-20, K x K (odd, 3-127; default floor(6 SIGMA "
+     "+ 1.5) | 1 on 8-bit, floor(8 SIGMA + 1.5) | 1 on 16-bit, at most 127); 14-bit weights, "
+     "one rounding",
      GF_OPT_ADD, parse_gaussian},
     GF_STENCIL_BORDER_OPT,
     {NULL, NULL, NULL, 0, NULL},

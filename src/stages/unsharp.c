@@ -169,7 +169,7 @@ static int unsharp_config(gf_stage *s, int i, int bench, uint64_t *rng)
 static const gf_stage_opt unsharp_opts[] = {
     {"unsharp", "SIGMA[,AMOUNT[,THRESHOLD]]",
      "unsharp mask: x + AMOUNT (x - gaussian SIGMA) where |x - gaussian| > THRESHOLD (AMOUNT "
-     "0-10, default 1; THRESHOLD in sample units, default 0)",
+     "0-10, default 1; THRESHOLD in sample units, 0-65535, default 0)",
      GF_OPT_ADD, parse_unsharp},
     GF_STENCIL_BORDER_OPT,
     {NULL, NULL, NULL, 0, NULL},
