@@ -138,7 +138,7 @@ static int gauss_launch(int variant, double sigma, int k, gf_border b, const FIN
     if ((rc = gauss_weights(sigma, k, &wc, variant == GAUSS_SHARED ? &dev : NULL, st)))
         return rc;
     if (variant == GAUSS_GLOBAL)
-        return st_launch_2d<T, C>(ST_GLOBAL, gauss_rule_2d<gauss_wconst, FIN2>{k / 2, k / 2, wc, fin2},
+        return st_launch_2d_as<ST_GLOBAL, T, C>(gauss_rule_2d<gauss_wconst, FIN2>{k / 2, k / 2, wc, fin2},
                                   in, out, b, st);
     if (variant == GAUSS_CONSTANT)
         return st_launch_sep<T, C>(gauss_rule_sep<T, gauss_wconst, FIN>{k / 2, k / 2, C, wc, fin},

@@ -733,7 +733,7 @@ static int launch_any(const gf_mean_params *p, const gf_dimage *in, gf_dimage *o
     const gf_mean_div div = gf_mean_div_of((unsigned)(p->kw * p->kh), in->bits);
 
     if (variant == MEAN_GLOBAL)
-        return st_launch_2d<T, C>(ST_GLOBAL, mean_rule_2d{p->kw / 2, p->kh / 2, div}, in, out,
+        return st_launch_2d_as<ST_GLOBAL, T, C>(mean_rule_2d{p->kw / 2, p->kh / 2, div}, in, out,
                                   p->border, st);
     return st_launch_sep<T, C>(mean_rule_sep<T>{p->kw / 2, p->kh / 2, C, div}, in, out,
                                p->border, st);

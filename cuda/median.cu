@@ -463,6 +463,19 @@ static int launch_histogram(const gf_dimage *in, gf_dimage *out, int K, gf_borde
 
 /* ---- Dispatch. */
 
+/* The framework's 2-D kernel V (ST_GLOBAL or ST_SHARED) with the rule for
+ * K (3 and 5 by their networks, other sizes by radix selection). */
+template <int V, typename T, int C, int BITS>
+static int median_2d(int K, int r, const gf_dimage *in, gf_dimage *out, gf_border b,
+                     cudaStream_t st)
+{
+    if (K == 3)
+        return st_launch_2d_as<V, T, C>(median_rule<BITS, 3>{r, r}, in, out, b, st);
+    if (K == 5)
+        return st_launch_2d_as<V, T, C>(median_rule<BITS, 5>{r, r}, in, out, b, st);
+    return st_launch_2d_as<V, T, C>(median_rule<BITS, 0>{r, r}, in, out, b, st);
+}
+
 template <typename T, int C>
 static int launch_any(const gf_median_params *p, const gf_dimage *in, gf_dimage *out,
                       int variant, cudaStream_t st)
@@ -489,12 +502,9 @@ static int launch_any(const gf_median_params *p, const gf_dimage *in, gf_dimage 
         GF_CUDA_CHECK(cudaGetLastError());
         return 0;
     }
-    const int where = variant == MEDIAN_GLOBAL ? ST_GLOBAL : ST_SHARED;
-    if (K == 3)
-        return st_launch_2d<T, C>(where, median_rule<BITS, 3>{r, r}, in, out, p->border, st);
-    if (K == 5)
-        return st_launch_2d<T, C>(where, median_rule<BITS, 5>{r, r}, in, out, p->border, st);
-    return st_launch_2d<T, C>(where, median_rule<BITS, 0>{r, r}, in, out, p->border, st);
+    if (variant == MEDIAN_GLOBAL)
+        return median_2d<ST_GLOBAL, T, C, BITS>(K, r, in, out, p->border, st);
+    return median_2d<ST_SHARED, T, C, BITS>(K, r, in, out, p->border, st);
 }
 
 static int median_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,

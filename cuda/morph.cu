@@ -696,7 +696,7 @@ static int run_pass(int kind, const gf_morph_params *p, const gf_dimage *src, gf
 {
     switch (kind) {
     case PASS_2D:
-        return st_launch_2d<T, C>(ST_GLOBAL, morph_rule_2d<MAX>{p->kw / 2, p->kh / 2}, src, dst,
+        return st_launch_2d_as<ST_GLOBAL, T, C>(morph_rule_2d<MAX>{p->kw / 2, p->kh / 2}, src, dst,
                                   p->border, st);
     case PASS_H:
         return h_pass<T, C, MAX>(src, dst, p->kw, p->border, st);

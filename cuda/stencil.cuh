@@ -241,11 +241,12 @@ static int st_texture(const gf_dimage *in, cudaTextureObject_t *tex, int *ok)
 }
 
 /* Runs 2-D rule `rule` over in -> out (same shape; out's shape set here)
- * with variant ST_GLOBAL, ST_SHARED or ST_TEXTURE. The texture variant waits
- * for its kernel before it destroys its texture object. */
-template <typename T, int C, class Rule>
-static int st_launch_2d(int variant, const Rule &rule, const gf_dimage *in, gf_dimage *out,
-                        gf_border b, cudaStream_t st)
+ * with variant V, ST_GLOBAL, ST_SHARED or ST_TEXTURE: only that variant's
+ * kernel is instantiated. The texture variant waits for its kernel before it
+ * destroys its texture object, and runs ST_GLOBAL past the texture limits. */
+template <int V, typename T, int C, class Rule>
+static int st_launch_2d_as(const Rule &rule, const gf_dimage *in, gf_dimage *out, gf_border b,
+                           cudaStream_t st)
 {
     const gf_shape sh = gf_dimage_shape_of(in);
     const int w = in->width, h = in->height;
@@ -253,25 +254,23 @@ static int st_launch_2d(int variant, const Rule &rule, const gf_dimage *in, gf_d
 
     if ((rc = gf_dimage_shape(out, &sh)))
         return rc;
-    if (variant == ST_TEXTURE) {
+    if constexpr (V == ST_TEXTURE) {
         cudaTextureObject_t tex = 0;
         int ok;
         if ((rc = st_texture<T>(in, &tex, &ok)))
             return rc;
-        if (ok) {
-            dim3 grid((w + ST_BX - 1) / ST_BX, (h + ST_BY - 1) / ST_BY);
-            stencil_texture_kernel<T, C, Rule>
-                <<<grid, dim3(ST_BX, ST_BY), 0, st>>>(tex, out->data, w, h, out->pitch, b, rule);
-            cudaError_t e = cudaGetLastError();
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(st);
-            cudaDestroyTextureObject(tex);
-            GF_CUDA_CHECK(e);
-            return 0;
-        }
-        variant = ST_GLOBAL;
-    }
-    if (variant == ST_SHARED) {
+        if (!ok)
+            return st_launch_2d_as<ST_GLOBAL, T, C>(rule, in, out, b, st);
+        dim3 grid((w + ST_BX - 1) / ST_BX, (h + ST_BY - 1) / ST_BY);
+        stencil_texture_kernel<T, C, Rule>
+            <<<grid, dim3(ST_BX, ST_BY), 0, st>>>(tex, out->data, w, h, out->pitch, b, rule);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(st);
+        cudaDestroyTextureObject(tex);
+        GF_CUDA_CHECK(e);
+        return 0;
+    } else if constexpr (V == ST_SHARED) {
         const size_t smem = (size_t)(ST_BX + 2 * rule.rx) * (ST_BY * ST_ROWS + 2 * rule.ry) * C *
                             sizeof(T);
         if ((rc = st_allow_smem(stencil_shared_kernel<T, C, Rule>, smem)))
@@ -286,6 +285,19 @@ static int st_launch_2d(int variant, const Rule &rule, const gf_dimage *in, gf_d
     }
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
+}
+
+/* The same with the variant chosen at run time: every variant's kernel is
+ * instantiated. */
+template <typename T, int C, class Rule>
+static int st_launch_2d(int variant, const Rule &rule, const gf_dimage *in, gf_dimage *out,
+                        gf_border b, cudaStream_t st)
+{
+    if (variant == ST_TEXTURE)
+        return st_launch_2d_as<ST_TEXTURE, T, C>(rule, in, out, b, st);
+    if (variant == ST_SHARED)
+        return st_launch_2d_as<ST_SHARED, T, C>(rule, in, out, b, st);
+    return st_launch_2d_as<ST_GLOBAL, T, C>(rule, in, out, b, st);
 }
 
 /* ---- Separable rules. A rule struct has int members rx, ry and
