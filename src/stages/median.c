@@ -82,6 +82,7 @@ int gf_median_gold(const gf_image *in, gf_image *out, int k, gf_border border)
     uint16_t *pad; /* pw x ph samples of one channel */
     int rc = check_args(in, out, k);
 
+    (void)par; /* read only by the OpenMP pragmas */
     if (rc)
         return rc;
     if (!(pad = malloc(pw * ph * sizeof *pad)))
@@ -264,25 +265,37 @@ static inline u8x16 load_u8x16(const unsigned char *p)
  * ... + h[q] > half (one exists); *cum becomes the count below bin q. */
 static inline int find16(const u16x16 *hp, unsigned *cum, unsigned half)
 {
-    static const u16x16 z = {0}, s1 = {16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
-                        s2 = {16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13},
-                        s4 = {16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
-                        s8 = {16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7},
-                        d8 = {8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15},
-                        d4 = {4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7},
-                        d2 = {2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3},
-                        d1 = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    const u16x16 h = *hp;
-    u16x16 p = h + __builtin_shuffle(h, z, s1);
-    p += __builtin_shuffle(p, z, s2);
-    p += __builtin_shuffle(p, z, s4);
-    p += __builtin_shuffle(p, z, s8);
+    const u16x16 z = {0}, h = *hp;
+    /* Lane i of SHR(v, n) is v[i - n], 0 below lane n; lane i of FOLD(v, n)
+     * is v[(i % n) + n] (n = 8, 4, 2, 1): the upper half of each group of 2n. */
+#define SHR1(v) __builtin_shufflevector(v, z, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+#define SHR2(v) __builtin_shufflevector(v, z, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+#define SHR4(v) __builtin_shufflevector(v, z, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+#define SHR8(v) __builtin_shufflevector(v, z, 16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)
+#define FOLD8(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15)
+#define FOLD4(v) __builtin_shufflevector(v, v, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7)
+#define FOLD2(v) __builtin_shufflevector(v, v, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3)
+#define FOLD1(v) __builtin_shufflevector(v, v, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+    u16x16 p = h + SHR1(h);
+    p += SHR2(p);
+    p += SHR4(p);
+    p += SHR8(p);
     const u16x16 below = (u16x16)(p + (uint16_t)*cum <= (uint16_t)half); /* lanes of 0xffff */
-    u16x16 r = (h & below) | (below & 0x1000);
-    r += __builtin_shuffle(r, d8);
-    r += __builtin_shuffle(r, d4);
-    r += __builtin_shuffle(r, d2);
-    r += __builtin_shuffle(r, d1);
+    const u16x16 tag = {0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000,
+                        0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000, 0x1000};
+    u16x16 r = (h & below) | (below & tag);
+    r += FOLD8(r);
+    r += FOLD4(r);
+    r += FOLD2(r);
+    r += FOLD1(r);
+#undef SHR1
+#undef SHR2
+#undef SHR4
+#undef SHR8
+#undef FOLD8
+#undef FOLD4
+#undef FOLD2
+#undef FOLD1
     *cum += r[0] & 0xfffu;
     return r[0] >> 12;
 }
