@@ -25,6 +25,8 @@ typedef struct gf_limits {
     uint64_t max_file_bytes;  /* encoded size; a larger input is not read past it */
     uint64_t max_image_bytes; /* the decoded image: width * height * channels * bytes a
                                  sample, checked from the header before decoding */
+    uint32_t page;            /* --page: which image of a multi-page file (TIFF) to read,
+                                 from 0; 0 for single-image formats */
 } gf_limits;
 
 #define GF_DEFAULT_MAX_PIXELS 268435456ull       /* 16384^2 */
@@ -38,7 +40,17 @@ typedef enum gf_format {
     GF_FMT_PPM,  /* P6: RGB, 8 or 16 bits */
     GF_FMT_PAM,  /* P7: any layout */
     GF_FMT_JPEG, /* gray or RGB, 8 bits */
+    GF_FMT_TIFF, /* any layout */
+    GF_FMT_WEBP, /* 8 bits: gray and gray+alpha are written as RGB(A) */
 } gf_format;
+
+/* TIFF compression (--compress). */
+typedef enum gf_tiff_compress {
+    GF_TIFF_DEFLATE = 0, /* the default, with the horizontal predictor */
+    GF_TIFF_NONE,
+    GF_TIFF_LZW, /* with the horizontal predictor */
+    GF_TIFF_PACKBITS,
+} gf_tiff_compress;
 
 #define GF_DEFAULT_PNG_LEVEL 1
 #define GF_DEFAULT_JPEG_QUALITY 90
@@ -73,7 +85,9 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given);
 typedef struct gf_encode_opts {
     gf_format format;
     int png_level; /* deflate level 0-12 */
-    int quality;   /* JPEG 1-100 */
+    int quality;   /* JPEG, lossy WebP: 1-100 */
+    int compress;  /* TIFF: a gf_tiff_compress */
+    int lossless;  /* WebP: 1 lossless (every sample kept), 0 lossy at quality */
 } gf_encode_opts;
 
 /* What the decoder found. */
