@@ -8,8 +8,8 @@
 
 #include "registry.h"
 
-/* The written format that `name` is one of the names (by cmp: strcmp or
- * strcasecmp) of: of its --format names (exts 0) or extensions. */
+/* The written format with `name` among its --format names (exts 0) or its
+ * extensions (exts 1), compared by cmp (strcmp, strcasecmp); NULL if none. */
 static const gf_codec *lookup(const char *name, int exts, int (*cmp)(const char *, const char *))
 {
     for (const gf_codec *c = gf_codecs; c->label; c++)
