@@ -46,7 +46,7 @@ NEWEST := $(lastword $(CUDA_ARCHS))
 GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
 
-.PHONY: all gpufilt deps demo test test-unit test-cli test-gpu test-asan test-tsan fuzz \
+.PHONY: all gpufilt deps demo test test-unit test-cli test-layers test-gpu test-asan test-tsan fuzz \
         fuzz-build install uninstall clean
 
 all: gpufilt
@@ -95,7 +95,12 @@ test-unit: $(UNIT_BIN)
 test-cli: gpufilt
 	GPUFILT=$(CURDIR)/$(B)/gpufilt bats tests/cli
 
-test: test-unit test-cli
+# No file of src/codec calls or includes its way back to itself: the
+# objects' symbols (nm) and the #include lines, as tests/codec_layers.py says.
+test-layers: $(filter $(B)/src/codec/%,$(LIB_OBJ))
+	python3 tests/codec_layers.py src/codec $(B)/src/codec
+
+test: test-layers test-unit test-cli
 
 $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)

@@ -52,7 +52,7 @@ static const cli_opt cli_opts[] = {
      "the kernel variant NAME of each stage that has it (see the list below)"},
     {"output", 'o', "FILE", O_OUTPUT, "Output",
      "write the image to FILE ('-': stdout); not needed with a report stage or --compare"},
-    {"format", 0, "png|pgm|ppm|pam|jpeg", O_FORMAT, "Output",
+    {"format", 0, "FORMAT", O_FORMAT, "Output", /* --help lists the codec's names */
      "output format (default: from FILE's extension; PNG for - and directories)"},
     {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
     {"quality", 0, "N", O_QUALITY, "Output", "JPEG quality 1-100 (default 90)"},
@@ -189,6 +189,9 @@ static void help_line(FILE *f, char short_name, const char *name, const char *ar
 
 static void help(FILE *f, const stage_opt *map, int nmap)
 {
+    char formats[64];
+
+    gf_format_list(formats, sizeof formats, "|", "|");
     gf_cli_usage(f);
     fputs("Image filters on the GPU: box mean, Gaussian, unsharp mask, median,\n"
           "erode/dilate/open/close, Sobel, Scharr, Laplacian and convolution (any border:\n"
@@ -214,7 +217,8 @@ static void help(FILE *f, const stage_opt *map, int nmap)
         }
         for (int i = 0; i < N_CLI_OPTS; i++)
             if (!strcmp(cli_opts[i].section, name))
-                help_line(f, cli_opts[i].short_name, cli_opts[i].name, cli_opts[i].arg,
+                help_line(f, cli_opts[i].short_name, cli_opts[i].name,
+                          cli_opts[i].id == O_FORMAT ? formats : cli_opts[i].arg,
                           cli_opts[i].help);
         if (!strcmp(name, "Kernels")) {
             fputs("  variants:", f);
@@ -403,9 +407,11 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
     switch (id) {
     case O_OUTPUT: p->output = arg; break;
     case O_FORMAT:
-        if ((p->format = gf_format_parse(arg)) == GF_FMT_NONE)
-            return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not png, pgm, ppm, pam or jpeg",
-                          arg);
+        if ((p->format = gf_format_parse(arg)) == GF_FMT_NONE) {
+            char names[128];
+            return gf_err(GF_EUSAGE, NULL, "--format: '%s' is not %s", arg,
+                          gf_format_list(names, sizeof names, ", ", " or "));
+        }
         ps->plain_format = 1;
         break;
     case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);

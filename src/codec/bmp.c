@@ -94,6 +94,11 @@ static const char *parse(const unsigned char *b, size_t len, bmp_header *h)
     return NULL;
 }
 
+int gf_bmp_sniff(const unsigned char *buf, size_t len)
+{
+    return len >= 2 && buf[0] == 'B' && buf[1] == 'M';
+}
+
 int gf_peek_bmp(const unsigned char *buf, size_t len, gf_shape *s)
 {
     bmp_header hd;

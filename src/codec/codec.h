@@ -2,7 +2,8 @@
  * One file per format under src/codec/: PNG (libspng to decode; written by
  * gpufilt, deflated by ISA-L or libdeflate), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
- * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM).
+ * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM), listed
+ * once in registry.c, where every function below finds them.
  * third_party/README.md says why each library. Decoders keep the file's
  * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
  * write what the image has, where the format can hold it. */
@@ -55,30 +56,45 @@ typedef enum gf_tiff_compress {
 #define GF_DEFAULT_PNG_LEVEL 1
 #define GF_DEFAULT_JPEG_QUALITY 90
 
-/* The format a --format argument names ("png", "pgm", "ppm", "pam", "jpeg"
- * or "jpg"), or GF_FMT_NONE. */
+/* The written format that a --format argument names, exactly ("png",
+ * "pgm", "ppm", "pam", "jpeg" or "jpg"), or GF_FMT_NONE. */
 gf_format gf_format_parse(const char *name);
 
-/* The format's name ("png", "pgm", "ppm", "pam", "jpeg") and file extension
- * ("png", "pgm", "ppm", "pam", "jpg"). */
+/* The written formats' own --format names, in the registry's order, joined
+ * by sep and, before the last, by last, into buf (n bytes, cut short to
+ * fit): "png|pgm|ppm|pam|jpeg" (sep and last "|"), "png, pgm, ppm, pam or
+ * jpeg" (", " and " or "), for --help and its messages. Returns buf. */
+char *gf_format_list(char *buf, size_t n, const char *sep, const char *last);
+
+/* The written format f's own name ("png", "pgm", "ppm", "pam", "jpeg") and
+ * the extension its files are given ("png", "pgm", "ppm", "pam", "jpg");
+ * "none" for GF_FMT_NONE or a format not written. */
 const char *gf_format_name(gf_format f);
 const char *gf_format_ext(gf_format f);
+
+/* The options that apply to writing format f, separated by spaces
+ * ("--png-level" for PNG, "--quality" for JPEG); "" for none. */
+const char *gf_format_settings(gf_format f);
 
 /* The output format that path's extension names (.png, .pgm, .ppm, .pam,
  * .jpg, .jpeg; either case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
 
-/* 0 when format f can hold an image of `channels` channels of `bits`;
- * otherwise GF_EUSAGE with a message that says what can (16-bit or alpha
- * into JPEG: --depth 8, or PNG or PAM for alpha; colour into PGM: --gray,
- * or PPM). */
+/* 0 when format f can hold an image of `channels` channels (1-4) of `bits`
+ * (8, 16), and for GF_FMT_NONE; otherwise GF_EUSAGE with a message that
+ * says what can: a depth the format lacks, --depth and the first format
+ * that holds the layout (16-bit into JPEG: --depth 8, or PNG); else the
+ * format's own advice (alpha into JPEG: PNG or PAM, or --gray; colour into
+ * PGM: --gray, or PPM), or the formats that hold it. */
 int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
  * (given != 0) or GF_FMT_NONE. An extension that names no written format
- * (.webp, .tif, ...) is refused with the formats gpufilt writes; a --format
- * that contradicts the extension is refused; a name without an extension
- * needs --format. Returns 0 with *fmt set, or GF_EUSAGE. */
+ * (.webp, .tif, .bmp, ...) is refused with the formats gpufilt writes and
+ * their extensions; a --format that contradicts the extension is refused;
+ * a name without an extension needs --format. A template field in the
+ * extension ("{ext}") is left to the caller. Returns 0 with *fmt set, or
+ * GF_EUSAGE. */
 int gf_format_check_name(const char *path, gf_format *fmt, int given);
 
 /* How to encode an image output. */
@@ -92,7 +108,7 @@ typedef struct gf_encode_opts {
 
 /* What the decoder found. */
 typedef struct gf_load_info {
-    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam" */
+    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam": the decoder's */
     int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int bits;           /* decoded: 8 or 16 */
     int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
@@ -114,7 +130,7 @@ enum {
 int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len);
 
 /* gf_read_all for an image: the format is known from the first bytes and
- * the size from the header, before the rest is read. Input that starts
+ * the size from the header (gf_input_need), before the rest is read. Input that starts
  * with no known signature is refused at once; a header over the limits
  * (gf_check_size's) too. The input is then read no further than twice its
  * declared image's bytes plus GF_INPUT_SLACK (the decoder ignores anything
@@ -128,14 +144,14 @@ int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, s
 /* For gf_read_image: from the first len bytes of an input (len > 0 at the
  * end of input or once a chunk is read), 0 with *need set to the most
  * bytes worth reading (UINT64_MAX: no bound yet, len == 0), 1 when the
- * header needs more bytes, or GF_EDATA when the signature is unknown or the
- * header exceeds lim. */
+ * header needs more bytes, or GF_EDATA when the signature is unknown (the
+ * message lists the formats read) or the header exceeds lim. */
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   uint64_t *need);
 
 /* Decodes buf (len bytes) into *out, a width x height image in host memory
  * (stride == its row's bytes) of the file's layout, detecting the format
- * from the content:
+ * from the content (each format's signature):
  * - PNG: every colour type and depth; 1-, 2- and 4-bit gray scale to 8 bits
  *   (bit replication), a palette gives RGB, or RGBA when it has a tRNS
  *   chunk; tRNS on gray or RGB gives alpha (0 for that colour, the maximum
@@ -178,17 +194,19 @@ int gf_peek_size(const unsigned char *buf, size_t len, gf_shape *shape);
 int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
                           int *width, int *height, int *subsamp, gf_load_info *info);
 
-/* gf_read_all + gf_decode (flags 0). */
+/* gf_read_image + gf_decode (flags 0). */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
 
-/* Encodes im (host) into a malloc'd buffer (*out, *len) as o says; the
- * caller frees it. PNG: the image's layout (gray, gray+alpha, RGB, RGBA; 8
- * or 16 bits, big-endian in the file), rows with the Average filter, deflate at
- * o->png_level; PGM, PPM: P5, P6 with maxval 255 or 65535; PAM: P7 with
- * its tuple type; JPEG: 8-bit gray or RGB (4:2:0) at o->quality
+/* Encodes im (host) into a malloc'd buffer (*out, *len) as o says
+ * (o->format, and those of its settings that apply to the format); the
+ * caller frees it; *out is NULL and *len 0 on error. PNG: the image's
+ * layout (gray, gray+alpha, RGB, RGBA; 8 or 16 bits, big-endian in the
+ * file), rows with the Average filter, deflate at o->png_level; PGM, PPM:
+ * P5, P6 with maxval 255 or 65535; PAM: P7 with its tuple type; JPEG: 8-bit
+ * gray or RGB (4:2:0) at o->quality
  * (libjpeg-turbo). The bytes depend only on im and o. Errors: GF_EUSAGE
  * when the format cannot hold the image (gf_format_holds), GF_EINTERNAL
- * (out of memory). */
+ * (out of memory, or o->format no written format). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.

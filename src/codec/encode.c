@@ -1,42 +1,121 @@
-/* encode.c - output formats and encoding (codec.h). */
+/* encode.c - output formats and encoding (codec.h): names, extensions,
+ * layouts and encoders all from the registry (registry.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "formats.h"
+#include "registry.h"
 
-/* The output formats' names (a format's first is its own), also the extensions of their files. */
-static const struct {
-    const char *name;
-    gf_format fmt;
-} names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM},   {"ppm", GF_FMT_PPM},
-             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
-
-/* The format that name spells by cmp (strcmp or strcasecmp), or GF_FMT_NONE. */
-static gf_format lookup(const char *name, int (*cmp)(const char *, const char *))
+/* The written format with `name` among its --format names (exts 0) or its
+ * extensions (exts 1), compared by cmp (strcmp, strcasecmp); NULL if none. */
+static const gf_codec *lookup(const char *name, int exts, int (*cmp)(const char *, const char *))
 {
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!cmp(name, names[i].name))
-            return names[i].fmt;
-    return GF_FMT_NONE;
+    for (const gf_codec *c = gf_codecs; c->label; c++)
+        for (int i = 0; c->encode && i < GF_CODEC_NAMES; i++) {
+            const char *s = exts ? c->exts[i] : c->names[i];
+            if (s && !cmp(name, s))
+                return c;
+        }
+    return NULL;
+}
+
+/* Appends printf's output to the string in buf (n bytes), cut short to fit. */
+static void put(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t at = strlen(buf);
+    va_list ap;
+
+    if (at + 1 >= n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + at, n - at, fmt, ap);
+    va_end(ap);
+}
+
+/* 1 when c is written, and holds `layout` (a GF_LAYOUT_BIT; 0: any). */
+static int writes(const gf_codec *c, unsigned layout)
+{
+    return c->encode && (c->layouts & layout) == layout;
+}
+
+/* What goes before the i-th of n items of a list: nothing, sep, or last
+ * before the last. */
+static const char *between(int i, int n, const char *sep, const char *last)
+{
+    return i == 0 ? "" : i == n - 1 ? last : sep;
+}
+
+/* What list() gives of each format. */
+enum item {
+    LABEL,      /* "JPEG" */
+    NAME,       /* its own --format name: "jpeg" */
+    EXT,        /* its first extension: ".jpg" */
+    LABEL_EXTS, /* "JPEG (.jpg, .jpeg)" */
+};
+
+/* The written formats that hold `layout` (a GF_LAYOUT_BIT; 0: all of them),
+ * into buf (n bytes), each as `item`, joined by sep and, before the last,
+ * by last. Returns buf. */
+static char *list(char *buf, size_t n, unsigned layout, enum item item, const char *sep,
+                  const char *last)
+{
+    int i = 0, count = 0;
+
+    for (const gf_codec *c = gf_codecs; c->label; c++)
+        count += writes(c, layout);
+    buf[0] = 0;
+    for (const gf_codec *c = gf_codecs; c->label; c++) {
+        if (!writes(c, layout))
+            continue;
+        put(buf, n, "%s", between(i++, count, sep, last));
+        switch (item) {
+        case LABEL: put(buf, n, "%s", c->label); break;
+        case NAME: put(buf, n, "%s", c->names[0]); break;
+        case EXT: put(buf, n, ".%s", c->exts[0]); break;
+        case LABEL_EXTS:
+            put(buf, n, "%s", c->label);
+            for (int e = 0; e < GF_CODEC_NAMES && c->exts[e]; e++)
+                put(buf, n, "%s.%s", e ? ", " : " (", c->exts[e]);
+            put(buf, n, ")");
+            break;
+        }
+    }
+    return buf;
 }
 
 gf_format gf_format_parse(const char *name)
 {
-    return lookup(name, strcmp);
+    const gf_codec *c = lookup(name, 0, strcmp);
+
+    return c ? c->format : GF_FMT_NONE;
+}
+
+char *gf_format_list(char *buf, size_t n, const char *sep, const char *last)
+{
+    return list(buf, n, 0, NAME, sep, last);
 }
 
 const char *gf_format_name(gf_format f)
 {
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].fmt == f)
-            return names[i].name; /* the first: "jpeg" before "jpg" */
-    return "none";
+    const gf_codec *c = gf_codec_of(f);
+
+    return c ? c->names[0] : "none";
 }
 
 const char *gf_format_ext(gf_format f)
 {
-    return f == GF_FMT_JPEG ? "jpg" : gf_format_name(f);
+    const gf_codec *c = gf_codec_of(f);
+
+    return c ? c->exts[0] : "none";
+}
+
+const char *gf_format_settings(gf_format f)
+{
+    const gf_codec *c = gf_codec_of(f);
+
+    return c ? c->settings : "";
 }
 
 /* The extension of path (gf_path_ext), NULL where it is empty. */
@@ -50,20 +129,20 @@ static const char *extension(const char *path)
 gf_format gf_format_from_name(const char *path)
 {
     const char *ext = extension(path);
+    const gf_codec *c = ext ? lookup(ext, 1, strcasecmp) : NULL;
 
-    return ext ? lookup(ext, strcasecmp) : GF_FMT_NONE;
+    return c ? c->format : GF_FMT_NONE;
 }
 
 int gf_format_check_name(const char *path, gf_format *fmt, int given)
 {
     const char *ext = extension(path);
     gf_format named = gf_format_from_name(path);
+    char a[512], b[256];
 
     if (ext && !named && !strchr(ext, '}'))
-        return gf_err(GF_EUSAGE, path,
-                      "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM "
-                      "(.ppm), PAM (.pam) and JPEG (.jpg, .jpeg)",
-                      ext);
+        return gf_err(GF_EUSAGE, path, "%s images are not written; gpufilt writes %s", ext,
+                      list(a, sizeof a, 0, LABEL_EXTS, ", ", " and "));
     if (given && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
                       gf_format_name(*fmt));
@@ -72,60 +151,52 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
     if (!*fmt)
         return gf_err(GF_EUSAGE, path,
                       "cannot tell the output format from the name: give it an extension "
-                      "(.png, .pgm, .ppm, .pam, .jpg) or use --format png|pgm|ppm|pam|jpeg");
+                      "(%s) or use --format %s",
+                      list(a, sizeof a, 0, EXT, ", ", ", "), gf_format_list(b, sizeof b, "|", "|"));
     return 0;
 }
 
 int gf_format_holds(gf_format f, int channels, int bits)
 {
+    const gf_codec *c = gf_codec_of(f);
     const char *what = gf_layout_words(channels, bits);
+    unsigned layout;
+    char others[256];
 
-    switch (f) {
-    case GF_FMT_JPEG:
-        if (bits != 8)
-            return gf_err(GF_EUSAGE, NULL,
-                          "JPEG holds 8-bit samples, not a %s image: put --depth 8 before the "
-                          "output, or write PNG",
-                          what);
-        if (channels == 2 || channels == 4)
-            return gf_err(GF_EUSAGE, NULL,
-                          "JPEG has no alpha channel, which this %s image has: write PNG or "
-                          "PAM to keep it (or --gray drops it)",
-                          what);
+    if (!c || channels < 1 || channels > 4 || (bits != 8 && bits != 16))
+        return 0; /* gf_encode refuses what is no format; no image has such a layout */
+    layout = GF_LAYOUT_BIT(channels, bits);
+    if (c->layouts & layout)
         return 0;
-    case GF_FMT_PGM:
-        if (channels != 1)
-            return gf_err(GF_EUSAGE, NULL,
-                          "PGM holds gray images, not %s: put --gray before the output, or write "
-                          "%s",
-                          what, channels == 3 ? "PPM or PNG" : "PAM or PNG");
-        return 0;
-    case GF_FMT_PPM:
-        if (channels != 3)
-            return gf_err(GF_EUSAGE, NULL, "PPM holds RGB images, not %s: write %s", what,
-                          channels == 1 ? "PGM or PNG" : "PAM or PNG");
-        return 0;
-    default:
-        return 0;
+    if (!(c->layouts & (bits == 8 ? GF_LAYOUTS_8BIT : GF_LAYOUTS_16BIT))) {
+        const int depth = bits == 8 ? 16 : 8; /* the one it holds */
+        const gf_codec *w = gf_codecs;
+        while (w->label && !writes(w, layout)) /* the first format that holds it */
+            w++;
+        return gf_err(GF_EUSAGE, NULL,
+                      "%s holds %d-bit samples, not a %s image: put --depth %d before the "
+                      "output, or write %s",
+                      c->label, depth, what, depth, w->label ? w->label : "another format");
     }
+    for (const gf_refusal *r = c->refusals; r && r->why; r++)
+        if (r->layouts & layout)
+            return gf_err(GF_EUSAGE, NULL, r->why, what);
+    return gf_err(GF_EUSAGE, NULL, "%s holds no %s images: write %s", c->label, what,
+                  list(others, sizeof others, layout, LABEL, ", ", " or "));
 }
 
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
+    const gf_codec *c = gf_codec_of(o->format);
+    int rc;
+
     *out = NULL;
     *len = 0;
-    int rc = gf_format_holds(o->format, im->channels, im->bits);
-
-    if (rc)
+    if ((rc = gf_format_holds(o->format, im->channels, im->bits)))
         return rc;
-    switch (o->format) {
-    case GF_FMT_PNG: return gf_encode_png(im, o->png_level, out, len);
-    case GF_FMT_PGM:
-    case GF_FMT_PPM:
-    case GF_FMT_PAM: return gf_encode_pnm(im, o->format, out, len);
-    case GF_FMT_JPEG: return gf_encode_jpeg(im, o->quality, out, len);
-    default: return gf_err(GF_EINTERNAL, NULL, "no output format");
-    }
+    if (!c)
+        return gf_err(GF_EINTERNAL, NULL, "no output format");
+    return c->encode(im, o, out, len);
 }
 
 int gf_save(const char *path, const gf_image *im, const gf_encode_opts *o)

@@ -1,58 +1,59 @@
-/* formats.h - what the codec's per-format files share (internal to
- * src/codec/). Decoders follow gf_decode's contract (codec.h) for their
- * format; *info is zeroed and *out empty on entry. */
+/* formats.h - the functions of the codec's per-format files (internal to
+ * src/codec/), which registry.c lists. A format file calls only the bottom
+ * layer (common.h), never decode.c, encode.c or the registry. For a format
+ * "x" (file x.c), as registry.h's gf_codec holds them:
+ * - gf_x_sniff: 1 when buf (len bytes, len may be short) starts with the
+ *   format's signature, else 0. The signatures of all formats are disjoint.
+ * - gf_decode_x: gf_decode's contract (codec.h) for the format; *info is
+ *   zeroed (orientation 1) and *out empty on entry; it sets info->format.
+ * - gf_peek_x: gf_peek_size's contract: width, height and layout from the
+ *   header, or -1.
+ * - gf_encode_x: gf_encode's contract, for an image whose layout the
+ *   format's entry holds (gf_format_holds has said yes), with the settings
+ *   of o that apply to the format. */
 #ifndef GF_FORMATS_H
 #define GF_FORMATS_H
 
-#include <stdint.h>
+#include <string.h>
 
-#include "codec.h"
+#include "common.h"
 
-/* Refuses a w x h image of `channels` samples of `bits` that is empty, has
- * a side over GF_MAX_DIM, more pixels than lim allows, or more bytes
- * decoded: GF_EDATA with "FMT image of WxH ...". */
-int gf_check_size(const char *name, const char *fmt, uint64_t w, uint64_t h, int channels,
-                  int bits, const gf_limits *lim);
-
-/* n samples of a file (8-bit when in_bits is 8, else 16-bit big-endian
- * when be, host order when not) of range 0..maxval into dst as samples of
- * out_bits (8: uint8; 16: uint16, host order), scaled to the full range as
- * round(v * max / maxval) unless maxval is already that max. Returns 0, or
- * -1 when a sample exceeds maxval (dst is then incomplete). */
-int gf_scale_samples(const unsigned char *src, int in_bits, int be, unsigned maxval, size_t n,
-                     unsigned char *dst, int out_bits);
-
-/* The depth a file's maxval (1..65535) decodes to: 8 up to 255, else 16. */
-static inline int gf_maxval_bits(unsigned maxval)
+/* PNG (png.c; libspng decodes). */
+static inline int gf_png_sniff(const unsigned char *buf, size_t len)
 {
-    return maxval > 255 ? 16 : 8;
+    return len >= 8 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8);
 }
-
 int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   int flags, gf_image *out, gf_load_info *info);
+int gf_peek_png(const unsigned char *buf, size_t len, gf_shape *s);
+int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
+
+/* JPEG (jpeg.c; libjpeg-turbo). */
+int gf_jpeg_sniff(const unsigned char *buf, size_t len);
 int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                    int flags, gf_image *out, gf_load_info *info);
-int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                  int flags, gf_image *out, gf_load_info *info);
-int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
-                  int flags, gf_image *out, gf_load_info *info);
-
-/* Size and layout from each format's header, or -1 (gf_peek_size). */
-int gf_peek_png(const unsigned char *buf, size_t len, gf_shape *s);
 int gf_peek_jpeg(const unsigned char *buf, size_t len, gf_shape *s);
-int gf_peek_bmp(const unsigned char *buf, size_t len, gf_shape *s);
-int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s);
-
-/* "PGM", "PPM" or "PAM" for a buffer that starts P5, P6 or P7. */
-const char *gf_pnm_label(const unsigned char *buf);
+int gf_encode_jpeg(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* The EXIF Orientation (1-8) of a JPEG's APP1 Exif segment; 1 when there is
  * none or it is malformed. Reads only within buf. */
 int gf_jpeg_orientation(const unsigned char *buf, size_t len);
 
-/* Encoders, gf_encode's contract (codec.h), for images the format holds. */
-int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len);
-int gf_encode_pnm(const gf_image *im, gf_format f, unsigned char **out, size_t *len);
-int gf_encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t *len);
+/* BMP (bmp.c; read only). */
+int gf_bmp_sniff(const unsigned char *buf, size_t len);
+int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  int flags, gf_image *out, gf_load_info *info);
+int gf_peek_bmp(const unsigned char *buf, size_t len, gf_shape *s);
+
+/* PGM (P5), PPM (P6) and PAM (P7) (pnm.c): three formats, each its own
+ * signature, that share the decoder, the header peek and the encoder (which
+ * writes o->format's kind). */
+int gf_pgm_sniff(const unsigned char *buf, size_t len);
+int gf_ppm_sniff(const unsigned char *buf, size_t len);
+int gf_pam_sniff(const unsigned char *buf, size_t len);
+int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  int flags, gf_image *out, gf_load_info *info);
+int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s);
+int gf_encode_pnm(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 #endif

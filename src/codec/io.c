@@ -1,5 +1,7 @@
 /* io.c - reading inputs within their limit, and writing outputs so that no
- * partial file is ever left (codec.h). */
+ * partial file is ever left (codec.h, common.h). The bottom layer: what an
+ * image's header says of its size comes in as a function (decode.c's
+ * gf_input_need), not called up here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,20 +13,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codec.h"
+#include "common.h"
 
 #define READ_CHUNK (1u << 20) /* first buffer for an input of unknown size */
 #define PROBE_FIRST (64u << 10) /* bytes read before an image's header is first looked at */
 
-/* gf_read_all, and with image != 0 gf_read_image. */
-static int read_input(const char *path, const gf_limits *lim, int image, unsigned char **buf,
-                      size_t *len)
+int gf_read_input(const char *path, const gf_limits *lim, gf_input_need_fn need_fn,
+                  unsigned char **buf, size_t *len)
 {
     const char *name = strcmp(path, "-") ? path : "(stdin)";
     /* the most ever held: the limit, one byte to see that it is passed, the NUL */
     const uint64_t most = lim->max_file_bytes + 2;
     uint64_t stop = lim->max_file_bytes + 1; /* read no further (an image's need, once known) */
-    size_t probe = image ? PROBE_FIRST : 0;   /* where the header is looked at next; 0: done */
+    size_t probe = need_fn ? PROBE_FIRST : 0; /* where the header is looked at next; 0: done */
     int fd = STDIN_FILENO, own = 0, rc = 0;
     struct stat st;
     unsigned char *b = NULL;
@@ -79,7 +80,7 @@ static int read_input(const char *path, const gf_limits *lim, int image, unsigne
         n += (size_t)r;
         if (probe && (r == 0 || n >= probe)) {
             uint64_t need;
-            rc = gf_input_need(name, b, n, lim, &need);
+            rc = need_fn(name, b, n, lim, &need);
             if (rc < 0)
                 goto out;
             if (rc == 1 && r != 0 && probe < GF_INPUT_PROBE) {
@@ -114,12 +115,7 @@ out:
 
 int gf_read_all(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
 {
-    return read_input(path, lim, 0, buf, len);
-}
-
-int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, size_t *len)
-{
-    return read_input(path, lim, 1, buf, len);
+    return gf_read_input(path, lim, NULL, buf, len);
 }
 
 /* Temporary output files, for gf_tmp_cleanup. A slot is claimed atomically

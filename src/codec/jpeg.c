@@ -28,6 +28,11 @@ static int long_enough(size_t len, int w, int h)
  * an error, and found quickly), and at most 500 progressive scans. */
 #define DECODE_FLAGS (TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
 
+int gf_jpeg_sniff(const unsigned char *buf, size_t len)
+{
+    return len >= 3 && buf[0] == 0xff && buf[1] == 0xd8 && buf[2] == 0xff; /* SOI, a marker */
+}
+
 int gf_peek_jpeg(const unsigned char *buf, size_t len, gf_shape *s)
 {
     tjhandle tj = tjInitDecompress();
@@ -113,8 +118,8 @@ int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits 
     tjhandle tj;
     int colorspace, ok, channels = 1;
 
-    if (len < 4 || buf[0] != 0xff || buf[1] != 0xd8 || buf[2] != 0xff || buf[len - 2] != 0xff ||
-        buf[len - 1] != 0xd9 || arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
+    if (len < 4 || !gf_jpeg_sniff(buf, len) || buf[len - 2] != 0xff || buf[len - 1] != 0xd9 ||
+        arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
         return 0;
     ok = len <= (unsigned long)-1 &&
          tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, subsamp, &colorspace) ==
@@ -136,7 +141,7 @@ int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits 
     return 1;
 }
 
-int gf_encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t *len)
+int gf_encode_jpeg(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
     tjhandle tj = tjInitCompress();
     unsigned char *buf = NULL;
@@ -147,7 +152,7 @@ int gf_encode_jpeg(const gf_image *im, int quality, unsigned char **out, size_t 
         return gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(NULL));
     if (tjCompress2(tj, im->data, im->width, (int)im->stride, im->height,
                     im->channels == 1 ? TJPF_GRAY : TJPF_RGB, &buf, &size,
-                    im->channels == 1 ? TJSAMP_GRAY : TJSAMP_420, quality, 0)) {
+                    im->channels == 1 ? TJSAMP_GRAY : TJSAMP_420, o->quality, 0)) {
         rc = gf_err(GF_EINTERNAL, NULL, "JPEG encoder: %s", tjGetErrorStr2(tj));
     } else if (!(*out = malloc(size ? size : 1))) {
         rc = gf_err(GF_EINTERNAL, NULL, "out of memory encoding JPEG");

@@ -468,8 +468,9 @@ static void deflate_libdeflate(const unsigned char *f, size_t raw, int level, se
     libdeflate_free_compressor(c);
 }
 
-int gf_encode_png(const gf_image *im, int level, unsigned char **out, size_t *len)
+int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
+    const int level = o->png_level;
     /* PNG's colour type by channels: gray, gray+alpha, RGB, RGBA */
     static const unsigned char color_type[5] = {0, 0, 4, 2, 6};
     const size_t rowlen = row_bytes(im) + 1, raw = rowlen * (size_t)im->height;

@@ -135,6 +135,12 @@ static const char *parse_pam(const unsigned char *buf, size_t len, pnm_header *h
     return NULL;
 }
 
+/* "PGM", "PPM" or "PAM" for a buffer that starts P5, P6 or P7. */
+static const char *label(const unsigned char *buf)
+{
+    return buf[1] == '7' ? "PAM" : buf[1] == '6' ? "PPM" : "PGM";
+}
+
 /* Reads the header of a P5, P6 or P7 file. NULL, or what is wrong. */
 static const char *parse(const unsigned char *buf, size_t len, pnm_header *hd)
 {
@@ -143,7 +149,7 @@ static const char *parse(const unsigned char *buf, size_t len, pnm_header *hd)
     memset(hd, 0, sizeof *hd);
     if (len < 3 || buf[0] != 'P' || buf[1] < '5' || buf[1] > '7')
         return "not a binary PGM, PPM or PAM file";
-    hd->fmt = gf_pnm_label(buf);
+    hd->fmt = label(buf);
     if (buf[1] == '7')
         return parse_pam(buf, len, hd);
     hd->channels = hd->depth = buf[1] == '6' ? 3 : 1;
@@ -154,9 +160,26 @@ static const char *parse(const unsigned char *buf, size_t len, pnm_header *hd)
     return NULL;
 }
 
-const char *gf_pnm_label(const unsigned char *buf)
+/* 1 when buf starts with the magic number P<kind> (the header after it is
+ * the decoder's to judge). */
+static int magic(const unsigned char *buf, size_t len, char kind)
 {
-    return buf[1] == '7' ? "PAM" : buf[1] == '6' ? "PPM" : "PGM";
+    return len >= 2 && buf[0] == 'P' && buf[1] == kind;
+}
+
+int gf_pgm_sniff(const unsigned char *buf, size_t len)
+{
+    return magic(buf, len, '5');
+}
+
+int gf_ppm_sniff(const unsigned char *buf, size_t len)
+{
+    return magic(buf, len, '6');
+}
+
+int gf_pam_sniff(const unsigned char *buf, size_t len)
+{
+    return magic(buf, len, '7');
 }
 
 int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s)
@@ -206,8 +229,9 @@ int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const 
     return 0;
 }
 
-int gf_encode_pnm(const gf_image *im, gf_format f, unsigned char **out, size_t *len)
+int gf_encode_pnm(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
+    const gf_format f = o->format; /* GF_FMT_PGM, GF_FMT_PPM or GF_FMT_PAM */
     static const char *const tuple[5] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
     const unsigned max = gf_sample_max(im->bits);
     const size_t row = (size_t)im->width * GF_PIXEL_BYTES(im->channels, im->bits);
@@ -222,7 +246,8 @@ int gf_encode_pnm(const gf_image *im, gf_format f, unsigned char **out, size_t *
     unsigned char *b = malloc(total);
 
     if (!b)
-        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding %s", gf_format_name(f));
+        return gf_err(GF_EINTERNAL, NULL, "out of memory encoding %s",
+                      f == GF_FMT_PAM ? "PAM" : f == GF_FMT_PPM ? "PPM" : "PGM");
     memcpy(b, hdr, (size_t)hl);
     for (int y = 0; y < im->height; y++) {
         const unsigned char *src = im->data + (size_t)y * im->stride;

@@ -506,6 +506,92 @@ static void test_format_from_name(void **state)
     assert_int_equal(gf_format_from_name("-"), GF_FMT_NONE);
 }
 
+/* gf_format_holds's messages, word for word. */
+static void expect_refusal(gf_format f, int channels, int bits, const char *msg)
+{
+    assert_int_equal(gf_format_holds(f, channels, bits), GF_EUSAGE);
+    assert_string_equal(gf_errmsg(), msg);
+}
+
+/* What the registry gives: names, extensions, settings, the lists in --help
+ * and in messages, and the advice for layouts a format refuses. */
+static void test_format_registry(void **state)
+{
+    static const unsigned char ppm[] = "P6\n60000 2\n255\n";
+    static const unsigned char pam[] = "P7\nWIDTH 9000\nHEIGHT 9000\nDEPTH 4\nMAXVAL 65535\n"
+                                       "TUPLTYPE RGB_ALPHA\nENDHDR\n";
+    const gf_limits small = {1000, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+    char buf[128];
+    uint64_t need;
+    gf_format f;
+    (void)state;
+
+    assert_string_equal(gf_format_list(buf, sizeof buf, "|", "|"), "png|pgm|ppm|pam|jpeg");
+    assert_string_equal(gf_format_list(buf, sizeof buf, ", ", " or "),
+                        "png, pgm, ppm, pam or jpeg");
+    assert_string_equal(gf_format_list(buf, 8, "|", "|"), "png|pgm"); /* cut short to fit */
+    assert_int_equal(gf_format_parse("jpg"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_parse("jpeg"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_parse("pam"), GF_FMT_PAM);
+    assert_int_equal(gf_format_parse("PNG"), GF_FMT_NONE); /* exactly */
+    assert_int_equal(gf_format_parse("bmp"), GF_FMT_NONE); /* read, not written */
+    assert_string_equal(gf_format_name(GF_FMT_JPEG), "jpeg");
+    assert_string_equal(gf_format_ext(GF_FMT_JPEG), "jpg");
+    assert_string_equal(gf_format_ext(GF_FMT_PGM), "pgm");
+    assert_string_equal(gf_format_name(GF_FMT_NONE), "none");
+    assert_string_equal(gf_format_settings(GF_FMT_PNG), "--png-level");
+    assert_string_equal(gf_format_settings(GF_FMT_JPEG), "--quality");
+    assert_string_equal(gf_format_settings(GF_FMT_PPM), "");
+    assert_int_equal(gf_format_from_name("a.JPEG"), GF_FMT_JPEG);
+    assert_int_equal(gf_format_from_name("a.bmp"), GF_FMT_NONE);
+
+    f = GF_FMT_NONE;
+    assert_int_equal(gf_format_check_name("o/a.bmp", &f, 0), GF_EUSAGE);
+    assert_string_equal(gf_errmsg(), "o/a.bmp: bmp images are not written; gpufilt writes PNG "
+                                     "(.png), PGM (.pgm), PPM (.ppm), PAM (.pam) and JPEG (.jpg, "
+                                     ".jpeg)");
+    assert_int_equal(gf_format_check_name("o/a", &f, 0), GF_EUSAGE);
+    assert_string_equal(gf_errmsg(), "o/a: cannot tell the output format from the name: give it "
+                                     "an extension (.png, .pgm, .ppm, .pam, .jpg) or use --format "
+                                     "png|pgm|ppm|pam|jpeg");
+    f = GF_FMT_PAM;
+    assert_int_equal(gf_format_check_name("o/a", &f, 1), 0);
+    assert_int_equal(f, GF_FMT_PAM);
+    f = GF_FMT_NONE;
+    assert_int_equal(gf_format_check_name("o/a.Jpeg", &f, 0), 0);
+    assert_int_equal(f, GF_FMT_JPEG);
+
+    expect_refusal(GF_FMT_JPEG, 3, 16,
+                   "JPEG holds 8-bit samples, not a RGB 16-bit image: put --depth 8 before the "
+                   "output, or write PNG");
+    expect_refusal(GF_FMT_JPEG, 4, 16, /* the depth first */
+                   "JPEG holds 8-bit samples, not a RGBA 16-bit image: put --depth 8 before the "
+                   "output, or write PNG");
+    expect_refusal(GF_FMT_JPEG, 2, 8,
+                   "JPEG has no alpha channel, which this gray+alpha 8-bit image has: write PNG "
+                   "or PAM to keep it (or --gray drops it)");
+    expect_refusal(GF_FMT_PGM, 3, 16,
+                   "PGM holds gray images, not RGB 16-bit: put --gray before the output, or "
+                   "write PPM or PNG");
+    expect_refusal(GF_FMT_PGM, 4, 8,
+                   "PGM holds gray images, not RGBA 8-bit: put --gray before the output, or "
+                   "write PAM or PNG");
+    expect_refusal(GF_FMT_PPM, 1, 8, "PPM holds RGB images, not gray 8-bit: write PGM or PNG");
+    expect_refusal(GF_FMT_PPM, 2, 16,
+                   "PPM holds RGB images, not gray+alpha 16-bit: write PAM or PNG");
+    assert_int_equal(gf_format_holds(GF_FMT_TIFF, 4, 16), 0); /* not written: gf_encode says */
+
+    /* the format's own label in the size check of a header, and the formats read */
+    assert_int_equal(gf_input_need("p", ppm, sizeof ppm - 1, &small, &need), GF_EDATA);
+    assert_string_equal(gf_errmsg(), "p: PPM image of 60000x2 pixels exceeds --max-pixels 1000");
+    assert_int_equal(gf_input_need("p", pam, sizeof pam - 1, &small, &need), GF_EDATA);
+    assert_string_equal(gf_errmsg(), "p: PAM image of 9000x9000 pixels exceeds --max-pixels 1000");
+    assert_int_equal(gf_input_need("u", (const unsigned char *)"GIF89a", 6, &small, &need),
+                     GF_EDATA);
+    assert_string_equal(gf_errmsg(),
+                        "u: unknown image format (PNG, PGM, PPM, PAM, JPEG and BMP are read)");
+}
+
 static int count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -584,7 +670,8 @@ int main(void)
         cmocka_unit_test(test_png_channels),
         cmocka_unit_test(test_png_trns),      cmocka_unit_test(test_pnm_scaling),
         cmocka_unit_test(test_pam),           cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_format_registry),
+        cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_strict),        cmocka_unit_test(test_read_limit),
     };
     png_opts.png_level = GF_DEFAULT_PNG_LEVEL;

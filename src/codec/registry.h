@@ -1,0 +1,60 @@
+/* registry.h - the one list of image formats (internal to src/codec/):
+ * registry.c's gf_codecs. Detection, limits, --format and its help, the
+ * output extensions, the layouts each format holds and encoding all read
+ * the formats from it (decode.c, encode.c). A new format is its own file,
+ * its functions in formats.h and one line of gf_codecs. */
+#ifndef GF_CODEC_REGISTRY_H
+#define GF_CODEC_REGISTRY_H
+
+#include "codec.h"
+
+/* Sets of layouts (gf.h's GF_LAYOUT_BIT; GF_LAYOUTS_ALL, GF_LAYOUTS_GRAY
+ * there), for what a format writes. */
+#define GF_LAYOUTS_8BIT 0x0fu  /* every channel count, 8 bits */
+#define GF_LAYOUTS_16BIT 0xf0u /* every channel count, 16 bits */
+#define GF_LAYOUTS_RGB (GF_LAYOUT_BIT(3, 8) | GF_LAYOUT_BIT(3, 16))
+#define GF_LAYOUTS_ALPHA \
+    (GF_LAYOUT_BIT(2, 8) | GF_LAYOUT_BIT(4, 8) | GF_LAYOUT_BIT(2, 16) | GF_LAYOUT_BIT(4, 16))
+
+/* Why a format refuses some layouts: the message for those of `layouts`, a
+ * printf format whose one %s is the image's layout in words ("RGB 8-bit"). */
+typedef struct gf_refusal {
+    unsigned layouts;
+    const char *why;
+} gf_refusal;
+
+#define GF_CODEC_NAMES 3 /* names or extensions a format has at most */
+
+/* A format, as the codec sees it. The functions follow formats.h's
+ * contracts (sniff, decode, peek, encode). */
+typedef struct gf_codec {
+    gf_format format;                  /* its public identifier; GF_FMT_NONE: only read */
+    const char *label;                 /* in messages: "JPEG" */
+    const char *names[GF_CODEC_NAMES]; /* --format names, its own first: "jpeg", "jpg" */
+    const char *exts[GF_CODEC_NAMES];  /* file extensions without the dot, either case; the
+                                          first is given to outputs: "jpg", "jpeg" */
+    int (*sniff)(const unsigned char *buf, size_t len);
+    int (*decode)(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                  int flags, gf_image *out, gf_load_info *info);
+    int (*peek)(const unsigned char *buf, size_t len, gf_shape *s);
+    int (*encode)(const gf_image *im, const gf_encode_opts *o, unsigned char **out,
+                  size_t *len); /* NULL: only read */
+    unsigned layouts;           /* what encode takes: GF_LAYOUT_BIT bits; 0 when only read */
+    const char *settings;       /* the options that apply to writing it, separated by
+                                   spaces: "--png-level"; "" for none */
+    const gf_refusal *refusals; /* advice for the layouts it refuses: the first entry
+                                   that matches, up to one of NULL why; NULL, or none
+                                   matching: gf_format_holds's own */
+} gf_codec;
+
+/* Every format, in the order messages list them; an entry with a NULL label
+ * ends it. */
+extern const gf_codec gf_codecs[];
+
+/* The format whose signature buf starts with, or NULL. */
+const gf_codec *gf_codec_sniff(const unsigned char *buf, size_t len);
+
+/* The written format f, or NULL (GF_FMT_NONE, or not written). */
+const gf_codec *gf_codec_of(gf_format f);
+
+#endif
