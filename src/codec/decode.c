@@ -62,6 +62,7 @@ static const format formats[] = {
     {"jpeg", "JPEG", gf_decode_jpeg, gf_peek_jpeg},
     {"bmp", "BMP", gf_decode_bmp, gf_peek_bmp},
     {"pnm", "PNM", gf_decode_pnm, gf_peek_pnm},
+    {"webp", "WebP", gf_decode_webp, gf_peek_webp},
 };
 
 /* The format whose signature buf starts with, or NULL. */
@@ -75,12 +76,14 @@ static const format *sniff(const unsigned char *b, size_t n)
         return &formats[2];
     if (n >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
         return &formats[3];
+    if (gf_webp_sniff(b, n))
+        return &formats[4];
     return NULL;
 }
 
 static int unknown_format(const char *name)
 {
-    return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM, PPM and PAM are read)");
+    return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM, PPM, PAM and WebP are read)");
 }
 
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,

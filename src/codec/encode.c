@@ -10,7 +10,8 @@ static const struct {
     const char *name;
     gf_format fmt;
 } names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM},   {"ppm", GF_FMT_PPM},
-             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
+             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG},
+             {"webp", GF_FMT_WEBP}};
 
 /* The format that name spells by cmp (strcmp or strcasecmp), or GF_FMT_NONE. */
 static gf_format lookup(const char *name, int (*cmp)(const char *, const char *))
@@ -62,7 +63,7 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
     if (ext && !named && !strchr(ext, '}'))
         return gf_err(GF_EUSAGE, path,
                       "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM "
-                      "(.ppm), PAM (.pam) and JPEG (.jpg, .jpeg)",
+                      "(.ppm), PAM (.pam), JPEG (.jpg, .jpeg) and WebP (.webp)",
                       ext);
     if (given && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
@@ -72,7 +73,8 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
     if (!*fmt)
         return gf_err(GF_EUSAGE, path,
                       "cannot tell the output format from the name: give it an extension "
-                      "(.png, .pgm, .ppm, .pam, .jpg) or use --format png|pgm|ppm|pam|jpeg");
+                      "(.png, .pgm, .ppm, .pam, .jpg, .webp) or use --format "
+                      "png|pgm|ppm|pam|jpeg|webp");
     return 0;
 }
 
@@ -105,6 +107,13 @@ int gf_format_holds(gf_format f, int channels, int bits)
             return gf_err(GF_EUSAGE, NULL, "PPM holds RGB images, not %s: write %s", what,
                           channels == 1 ? "PGM or PNG" : "PAM or PNG");
         return 0;
+    case GF_FMT_WEBP:
+        if (bits != 8)
+            return gf_err(GF_EUSAGE, NULL,
+                          "WebP holds 8-bit samples, not a %s image: put --depth 8 before the "
+                          "output, or write PNG",
+                          what);
+        return 0;
     default:
         return 0;
     }
@@ -124,6 +133,7 @@ int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, 
     case GF_FMT_PPM:
     case GF_FMT_PAM: return gf_encode_pnm(im, o->format, out, len);
     case GF_FMT_JPEG: return gf_encode_jpeg(im, o->quality, out, len);
+    case GF_FMT_WEBP: return gf_encode_webp(im, o, out, len);
     default: return gf_err(GF_EINTERNAL, NULL, "no output format");
     }
 }

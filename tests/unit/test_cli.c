@@ -119,7 +119,7 @@ static void test_outputs(void **state)
     assert_int_equal(p.output_dir, 1);
     assert_int_equal(p.batch, 1);
     ok("a.png b.png -o out/{stem}.pgm", &p);
-    usage_error("x.png -o y.webp", "webp images are not written");
+    usage_error("x.png -o y.gif", "gif images are not written");
     usage_error("x.png -o y.jpg --format png", "contradicts");
     usage_error("x.png -o y", "cannot tell the output format");
     usage_error("x.png -o ''", "empty");

@@ -501,7 +501,8 @@ static void test_format_from_name(void **state)
     assert_int_equal(gf_format_from_name("a.jpg"), GF_FMT_JPEG);
     assert_int_equal(gf_format_from_name("a.ppm"), GF_FMT_PPM);
     assert_int_equal(gf_format_from_name("a.Pam"), GF_FMT_PAM);
-    assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_NONE);
+    assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_WEBP);
+    assert_int_equal(gf_format_from_name("a.GIF"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("dir.png/a"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("-"), GF_FMT_NONE);
 }
