@@ -217,6 +217,7 @@ static int save(gf_worker *w, const gf_item *it, const gf_image *img, const gf_d
 {
     const gf_plan *p = w->plan;
     gf_encode_opts eo = {p->format, p->png_level, p->jpeg_quality};
+    eo.lossless = p->webp_lossless;
     unsigned char *buf;
     size_t len;
     int rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
