@@ -198,9 +198,10 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * (libjpeg-turbo); WebP: 8-bit, gray and gray+alpha as RGB and RGBA with
  * R = G = B, lossless when o->lossless (every sample kept, the colour under
  * zero alpha too), else lossy at o->quality with alpha kept losslessly
- * (libwebp, method 4, one thread). The bytes depend only on im and o. Errors: GF_EUSAGE
- * when the format cannot hold the image (gf_format_holds), GF_EINTERNAL
- * (out of memory). */
+ * (libwebp, method 4, one thread; an alpha channel that is 255 throughout
+ * is left out). The bytes depend only on im and o. Errors: GF_EUSAGE when
+ * the format cannot hold the image (gf_format_holds; WebP also refuses a
+ * side over 16383), GF_EINTERNAL (out of memory). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.

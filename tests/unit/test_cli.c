@@ -115,6 +115,16 @@ static void test_outputs(void **state)
     assert_int_equal(p.format, GF_FMT_JPEG);
     ok("x.png -o y --format jpeg", &p);
     assert_int_equal(p.format, GF_FMT_JPEG);
+    ok("x.png -o y.WebP", &p);
+    assert_int_equal(p.format, GF_FMT_WEBP);
+    assert_int_equal(p.webp_lossless, 0);
+    assert_int_equal(p.jpeg_quality, GF_DEFAULT_JPEG_QUALITY);
+    ok("x.png -o - --format webp --lossless --quality 40", &p);
+    assert_int_equal(p.format, GF_FMT_WEBP);
+    assert_int_equal(p.webp_lossless, 1);
+    assert_int_equal(p.jpeg_quality, 40);
+    usage_error("x.png -o y.webp --format png", "contradicts");
+    usage_error("x.png -o y --format gif", "is not png, pgm, ppm, pam, jpeg or webp");
     ok("a.png b.png -o out", &p);
     assert_int_equal(p.output_dir, 1);
     assert_int_equal(p.batch, 1);
