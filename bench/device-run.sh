@@ -1,8 +1,8 @@
 #!/bin/sh
 # device-run.sh [STEP...] - on a GPU machine that lacks the Debian -dev
 # packages: builds gpufilt against headers and static libraries carried in
-# .devdeps/include and .devdeps/lib (libspng.so there too, found through
-# LD_LIBRARY_PATH), then runs each STEP:
+# .devdeps/include and .devdeps/lib (libspng.so, libwebp.so and libwebpdemux.so
+# there too, found through LD_LIBRARY_PATH), then runs each STEP:
 #   test-gpu  make test-gpu (JPEGS=DIR adds a JPEG corpus)
 #   bench     gpufilt bench, every experiment, sizes 8000x8000, 1920x1080, 640x480,
 #             from a second build with the NPP and cuBLAS peers (build/peers:

@@ -409,8 +409,9 @@ out:
  * with noise. *what names it. */
 static int photo_image(bench *b, gf_image *im, int w, int h, const char **what)
 {
-    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                     GF_DEFAULT_MAX_IMAGE_BYTES};
+    gf_limits lim = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                     .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                     .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
     gf_load_info info;
     gf_image src;
     int rc = gf_image_alloc(im, w, h, 1, 8);

@@ -28,8 +28,9 @@ typedef struct photos {
     double mpix;     /* all of them */
 } photos;
 
-static const gf_limits limits = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                                 GF_DEFAULT_MAX_IMAGE_BYTES};
+static const gf_limits limits = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                                 .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                                 .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
 
 static void photos_free(photos *ph)
 {
@@ -59,7 +60,7 @@ static int photos_alloc(photos *ph, int n)
 static int generate(int i, unsigned char **out, size_t *len)
 {
     uint64_t rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
-    gf_encode_opts eo = {GF_FMT_JPEG, 0, GEN_QUALITY};
+    gf_encode_opts eo = {.format = GF_FMT_JPEG, .quality = GEN_QUALITY};
     double ph[3][4];
     gf_image im;
     int rc;
@@ -302,7 +303,7 @@ static int pull_pass(gf_jpeg_gpu *j, const photos *ph, int channels, outs *o, in
 static int png_pass(gf_image *ims, int n)
 {
     int rc = 0;
-    const gf_encode_opts eo = {GF_FMT_PNG, GF_DEFAULT_PNG_LEVEL, 0};
+    const gf_encode_opts eo = {.format = GF_FMT_PNG, .png_level = GF_DEFAULT_PNG_LEVEL};
 
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : rc)
     for (int i = 0; i < n; i++) {

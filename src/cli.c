@@ -17,7 +17,7 @@
 #define HELP_WIDTH 79
 
 enum {
-    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_FORCE,
+    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_FORCE,
     O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
     O_AUTO_ORIENT, O_STATS,
     O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
@@ -55,7 +55,8 @@ static const cli_opt cli_opts[] = {
     {"format", 0, "FORMAT", O_FORMAT, "Output", /* --help lists the codec's names */
      "output format (default: from FILE's extension; PNG for - and directories)"},
     {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
-    {"quality", 0, "N", O_QUALITY, "Output", "JPEG quality 1-100 (default 90)"},
+    {"quality", 0, "N", O_QUALITY, "Output", "JPEG and lossy WebP quality 1-100 (default 90)"},
+    {"lossless", 0, NULL, O_LOSSLESS, "Output", "WebP lossless (default: lossy at --quality)"},
     {"force", 0, NULL, O_FORCE, "Output", "allow FILE to be the input file"},
     {"files-from", 0, "FILE", O_FILES_FROM, "Batches (several inputs, or --files-from)",
      "input paths, one a line ('-': stdin)"},
@@ -198,14 +199,15 @@ static void help(FILE *f, const stage_opt *map, int nmap)
           "replicate, reflect101, constant), threshold, transpose, rotate, flip,\n"
           "histograms and projection profiles; with a CPU fallback that gives the same\n"
           "bytes.\n\n"
-          "Input: PNG, JPEG, BMP or binary PGM/PPM/PAM, detected from the content ('-' is\n"
-          "stdin). An image keeps its channels (gray, gray+alpha, RGB, RGBA) and depth\n"
-          "(8 or 16 bits); every stage works on each channel alike, alpha included.\n"
-          "--gray and --depth convert. A colour JPEG decodes as libjpeg-turbo gives it\n"
-          "(nvJPEG in a batch on the GPU, with the same pixels). Output: PNG (any\n"
-          "layout), PGM (gray), PPM (RGB), PAM (any), JPEG (8-bit gray or RGB;\n"
-          "libjpeg-turbo's, or nvJPEG's with --backend cuda). Stages run in the order\n"
-          "given.\n",
+          "Input: PNG, JPEG, BMP, binary PGM/PPM/PAM or WebP (an animation's first\n"
+          "frame), detected from the content ('-' is stdin). An image keeps its channels\n"
+          "(gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); every stage works on\n"
+          "each channel alike, alpha included. --gray and --depth convert. A colour\n"
+          "JPEG decodes as libjpeg-turbo gives it (nvJPEG in a batch on the GPU, with\n"
+          "the same pixels), a WebP as libwebp gives it. Output: PNG (any layout), PGM\n"
+          "(gray), PPM (RGB), PAM (any), JPEG (8-bit gray or RGB; libjpeg-turbo's, or\n"
+          "nvJPEG's with --backend cuda), WebP (8-bit, gray as RGB; lossy, or\n"
+          "--lossless). Stages run in the order given.\n",
           f);
     for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
         const char *name = sections[sec];
@@ -416,6 +418,7 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
         break;
     case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);
     case O_QUALITY: return gf_parse_int("--quality", arg, 1, 100, &p->jpeg_quality);
+    case O_LOSSLESS: p->webp_lossless = 1; break;
     case O_FORCE: p->force = 1; break;
     case O_FILES_FROM: p->files_from = arg; break;
     case O_NULL: p->files_null = 1; break;

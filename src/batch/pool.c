@@ -887,7 +887,7 @@ static void *worker_main(void *arg)
 static int build_list(pool *P)
 {
     const gf_plan *p = P->plan;
-    gf_limits lim = {1, (uint64_t)1 << 31, 1};
+    gf_limits lim = {.max_pixels = 1, .max_file_bytes = (uint64_t)1 << 31, .max_image_bytes = 1};
     unsigned char *buf = NULL;
     size_t len = 0, entries = 0;
     const char sep = p->files_null ? '\0' : '\n';

@@ -2,8 +2,8 @@
  * One file per format under src/codec/: PNG (libspng to decode; written by
  * gpufilt, deflated by ISA-L or libdeflate), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
- * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM), listed
- * once in registry.c, where every function below finds them.
+ * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM) and WebP
+ * (libwebp), listed once in registry.c, where every function below finds them.
  * third_party/README.md says why each library. Decoders keep the file's
  * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
  * write what the image has, where the format can hold it. */
@@ -77,7 +77,7 @@ const char *gf_format_ext(gf_format f);
 const char *gf_format_settings(gf_format f);
 
 /* The output format that path's extension names (.png, .pgm, .ppm, .pam,
- * .jpg, .jpeg; either case), or GF_FMT_NONE. */
+ * .jpg, .jpeg, .webp; either case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
 
 /* 0 when format f can hold an image of `channels` channels (1-4) of `bits`
@@ -90,7 +90,7 @@ int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
  * (given != 0) or GF_FMT_NONE. An extension that names no written format
- * (.webp, .tif, .bmp, ...) is refused with the formats gpufilt writes and
+ * (.tif, .bmp, .gif, ...) is refused with the formats gpufilt writes and
  * their extensions; a --format that contradicts the extension is refused;
  * a name without an extension needs --format. A template field in the
  * extension ("{ext}") is left to the caller. Returns 0 with *fmt set, or
@@ -108,7 +108,7 @@ typedef struct gf_encode_opts {
 
 /* What the decoder found. */
 typedef struct gf_load_info {
-    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam": the decoder's */
+    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam", "webp": the decoder's */
     int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int bits;           /* decoded: 8 or 16 */
     int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
@@ -165,13 +165,21 @@ int gf_input_need(const char *name, const unsigned char *buf, size_t len, const 
  *   RGB and RGB_ALPHA): maxval up to 255 gives 8 bits, above 255 16 bits;
  *   a maxval other than 255 or 65535 scales to that range as
  *   round(v * max / maxval).
+ * - WebP, lossy or lossless: RGB, or RGBA when the file has alpha, bit for
+ *   bit libwebp's WebPDecode with its default options (fancy upsampling, no
+ *   dithering: as dwebp); of an animated file the first frame as libwebp's
+ *   WebPAnimDecoder composes it on the canvas (transparent black where the
+ *   frame does not cover it), and a note on stderr, "gpufilt: NAME:
+ *   animated WebP: the first of N frames is read".
  * Strict: PNG CRCs and palette indices are checked, PNM samples above maxval
  * and BMP pixel data cut short are errors, and any JPEG corruption
  * libjpeg-turbo reports, warnings included. Size limits (pixels and the
  * decoded image's bytes) are checked from the header before any pixel is
  * decoded. Peak memory besides buf: the output plus a few rows for PNG,
  * BMP's 4 bytes a pixel, progressive JPEG's coefficients (2 bytes a sample),
- * an interlaced PNG's decoded image (up to 8 bytes a pixel).
+ * an interlaced PNG's decoded image (up to 8 bytes a pixel), a lossless
+ * WebP's whole ARGB image (4 bytes a pixel), a lossy WebP's alpha plane (1
+ * byte a pixel).
  * flags: GF_DECODE_LUMA or 0. name is used in messages only.
  * Errors: GF_EDATA for unknown or corrupt data, or over the limits, with a
  * message naming the format; GF_EINTERNAL out of memory. */
@@ -203,10 +211,14 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * layout (gray, gray+alpha, RGB, RGBA; 8 or 16 bits, big-endian in the
  * file), rows with the Average filter, deflate at o->png_level; PGM, PPM:
  * P5, P6 with maxval 255 or 65535; PAM: P7 with its tuple type; JPEG: 8-bit
- * gray or RGB (4:2:0) at o->quality
- * (libjpeg-turbo). The bytes depend only on im and o. Errors: GF_EUSAGE
- * when the format cannot hold the image (gf_format_holds), GF_EINTERNAL
- * (out of memory, or o->format no written format). */
+ * gray or RGB (4:2:0) at o->quality (libjpeg-turbo); WebP: 8-bit, gray and
+ * gray+alpha as RGB and RGBA with R = G = B, lossless when o->lossless
+ * (every sample kept, the colour under zero alpha too), else lossy at
+ * o->quality with alpha kept losslessly (libwebp, method 4, one thread; an
+ * alpha channel that is 255 throughout is left out). The bytes depend only
+ * on im and o. Errors: GF_EUSAGE when the format cannot hold the image
+ * (gf_format_holds; WebP also refuses a side over 16383), GF_EINTERNAL (out
+ * of memory, or o->format no written format). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
 /* Writes len bytes of buf (host memory) to `path`; "-" writes to stdout.

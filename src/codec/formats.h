@@ -56,4 +56,14 @@ int gf_decode_pnm(const char *name, const unsigned char *buf, size_t len, const 
 int gf_peek_pnm(const unsigned char *buf, size_t len, gf_shape *s);
 int gf_encode_pnm(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
+/* WebP (webp.c): 1 when buf starts "RIFF" ???? "WEBP"; the decoder and
+ * header reader as above (-1: not understood; 3 or 4 channels of 8 bits);
+ * the encoder as gf_encode's for 8-bit images of any channels, lossless
+ * when o->lossless, else lossy at o->quality. */
+int gf_webp_sniff(const unsigned char *buf, size_t len);
+int gf_decode_webp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                   int flags, gf_image *out, gf_load_info *info);
+int gf_peek_webp(const unsigned char *buf, size_t len, gf_shape *s);
+int gf_encode_webp(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
+
 #endif

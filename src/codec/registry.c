@@ -39,6 +39,7 @@ const gf_codec gf_codecs[] = {
     {GF_FMT_PPM, "PPM", {"ppm"}, {"ppm"}, gf_ppm_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_RGB, "", ppm_refusals},
     {GF_FMT_PAM, "PAM", {"pam"}, {"pam"}, gf_pam_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_ALL, "", NULL},
     {GF_FMT_JPEG, "JPEG", {"jpeg", "jpg"}, {"jpg", "jpeg"}, gf_jpeg_sniff, gf_decode_jpeg, gf_peek_jpeg, gf_encode_jpeg, JPEG_LAYOUTS, "--quality", jpeg_refusals},
+    {GF_FMT_WEBP, "WebP", {"webp"}, {"webp"}, gf_webp_sniff, gf_decode_webp, gf_peek_webp, gf_encode_webp, GF_LAYOUTS_8BIT, "--quality --lossless", NULL},
     {GF_FMT_NONE, "BMP", {"bmp"}, {"bmp"}, gf_bmp_sniff, gf_decode_bmp, gf_peek_bmp, NULL, 0, "", NULL},
     {0},
 };

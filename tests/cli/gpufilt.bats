@@ -22,7 +22,7 @@ load helper
 	for args in "" "--bogus x.png" "x.png --mean 4 -o y.png" "x.png --border wrap -o y.png" \
 		"x.png --border constant=65536 -o y.png" "x.png --png-level 13 -o y.png" \
 		"x.png --backend gpu -o y.png" "x.png --device -1 -o y.png" "x.png" \
-		"x.png -o y.webp" "x.png -o y.jpg --format png" "x.png --max-pixels 0 -o y.png" "x.png y.png -o -" \
+		"x.png -o y.gif" "x.png -o y.jpg --format png" "x.png --max-pixels 0 -o y.png" "x.png y.png -o -" \
 		"x.png - -o out/" "x.png --shard 0/2 -o y.png" "x.png --shard 3/2 -o y.png" \
 		"x.png --jobs 0 -o y.png" "x.png -o {bogus}.png" \
 		"x.png --timings xml -o y.png" "x.png --variant fast --mean 3 -o y.png" "x.png -o" \

@@ -16,10 +16,11 @@
 #include "../../src/codec/jpeg_color.h"
 #include "../../src/pipeline.h"
 
-static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                              GF_DEFAULT_MAX_IMAGE_BYTES};
-static gf_encode_opts png_opts = {GF_FMT_PNG, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
-static const gf_encode_opts pgm_opts = {GF_FMT_PGM, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY};
+static const gf_limits lim = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                              .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                              .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
+static gf_encode_opts png_opts = {.format = GF_FMT_PNG, .png_level = GF_DEFAULT_PNG_LEVEL, .quality = GF_DEFAULT_JPEG_QUALITY};
+static const gf_encode_opts pgm_opts = {.format = GF_FMT_PGM, .png_level = GF_DEFAULT_PNG_LEVEL, .quality = GF_DEFAULT_JPEG_QUALITY};
 
 static void expect_data_error(const unsigned char *buf, size_t len, const gf_limits *l)
 {
@@ -55,9 +56,9 @@ static void test_roundtrips(void **state)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             const int ch = test_layouts[l][0], bits = test_layouts[l][1];
             const gf_format pnm = ch == 1 ? GF_FMT_PGM : ch == 3 ? GF_FMT_PPM : GF_FMT_PAM;
-            const gf_encode_opts opts[] = {{GF_FMT_PNG, 0, 90}, {GF_FMT_PNG, 1, 90},
-                                           {GF_FMT_PNG, 12, 90}, {pnm, 1, 90},
-                                           {GF_FMT_PAM, 1, 90}};
+            const gf_encode_opts opts[] = {{.format = GF_FMT_PNG, .png_level = 0, .quality = 90}, {.format = GF_FMT_PNG, .png_level = 1, .quality = 90},
+                                           {.format = GF_FMT_PNG, .png_level = 12, .quality = 90}, {.format = pnm, .png_level = 1, .quality = 90},
+                                           {.format = GF_FMT_PAM, .png_level = 1, .quality = 90}};
             gf_image a;
             random_layout(&a, sizes[i][0], sizes[i][1], ch, bits);
             for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
@@ -104,7 +105,7 @@ static void test_format_holds(void **state)
     gf_image a;
     unsigned char *buf = NULL;
     size_t len = 0;
-    const gf_encode_opts jpeg = {GF_FMT_JPEG, 1, 90};
+    const gf_encode_opts jpeg = {.format = GF_FMT_JPEG, .png_level = 1, .quality = 90};
     random_layout(&a, 4, 4, 4, 8);
     assert_int_equal(gf_encode(&a, &jpeg, &buf, &len), GF_EUSAGE);
     assert_null(buf);
@@ -115,7 +116,7 @@ static void test_format_holds(void **state)
  * GF_DECODE_LUMA a colour JPEG gives one channel. */
 static void test_jpeg_layouts(void **state)
 {
-    const gf_encode_opts jpeg = {GF_FMT_JPEG, 1, 95};
+    const gf_encode_opts jpeg = {.format = GF_FMT_JPEG, .png_level = 1, .quality = 95};
     (void)state;
     for (int ch = 1; ch <= 3; ch += 2) {
         gf_image a, b;
@@ -471,7 +472,7 @@ static void test_bad_input(void **state)
     assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
     expect_data_error(buf, len / 2, &lim);
     /* over --max-pixels: refused from the header */
-    gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES};
+    gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
     expect_data_error(buf, len, &small);
     assert_string_equal(gf_errmsg(), "t: PNG image of 64x64 pixels exceeds --max-pixels 4032");
     small.max_pixels = 64 * 64;
@@ -501,7 +502,8 @@ static void test_format_from_name(void **state)
     assert_int_equal(gf_format_from_name("a.jpg"), GF_FMT_JPEG);
     assert_int_equal(gf_format_from_name("a.ppm"), GF_FMT_PPM);
     assert_int_equal(gf_format_from_name("a.Pam"), GF_FMT_PAM);
-    assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_NONE);
+    assert_int_equal(gf_format_from_name("a.webp"), GF_FMT_WEBP);
+    assert_int_equal(gf_format_from_name("a.GIF"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("dir.png/a"), GF_FMT_NONE);
     assert_int_equal(gf_format_from_name("-"), GF_FMT_NONE);
 }
@@ -526,9 +528,9 @@ static void test_format_registry(void **state)
     gf_format f;
     (void)state;
 
-    assert_string_equal(gf_format_list(buf, sizeof buf, "|", "|"), "png|pgm|ppm|pam|jpeg");
+    assert_string_equal(gf_format_list(buf, sizeof buf, "|", "|"), "png|pgm|ppm|pam|jpeg|webp");
     assert_string_equal(gf_format_list(buf, sizeof buf, ", ", " or "),
-                        "png, pgm, ppm, pam or jpeg");
+                        "png, pgm, ppm, pam, jpeg or webp");
     assert_string_equal(gf_format_list(buf, 8, "|", "|"), "png|pgm"); /* cut short to fit */
     assert_int_equal(gf_format_parse("jpg"), GF_FMT_JPEG);
     assert_int_equal(gf_format_parse("jpeg"), GF_FMT_JPEG);
@@ -542,18 +544,20 @@ static void test_format_registry(void **state)
     assert_string_equal(gf_format_settings(GF_FMT_PNG), "--png-level");
     assert_string_equal(gf_format_settings(GF_FMT_JPEG), "--quality");
     assert_string_equal(gf_format_settings(GF_FMT_PPM), "");
+    assert_string_equal(gf_format_settings(GF_FMT_WEBP), "--quality --lossless");
     assert_int_equal(gf_format_from_name("a.JPEG"), GF_FMT_JPEG);
     assert_int_equal(gf_format_from_name("a.bmp"), GF_FMT_NONE);
 
     f = GF_FMT_NONE;
     assert_int_equal(gf_format_check_name("o/a.bmp", &f, 0), GF_EUSAGE);
     assert_string_equal(gf_errmsg(), "o/a.bmp: bmp images are not written; gpufilt writes PNG "
-                                     "(.png), PGM (.pgm), PPM (.ppm), PAM (.pam) and JPEG (.jpg, "
-                                     ".jpeg)");
+                                     "(.png), PGM (.pgm), PPM (.ppm), PAM (.pam), JPEG (.jpg, "
+                                     ".jpeg) and WebP (.webp)");
     assert_int_equal(gf_format_check_name("o/a", &f, 0), GF_EUSAGE);
     assert_string_equal(gf_errmsg(), "o/a: cannot tell the output format from the name: give it "
-                                     "an extension (.png, .pgm, .ppm, .pam, .jpg) or use --format "
-                                     "png|pgm|ppm|pam|jpeg");
+                                     "an extension (.png, .pgm, .ppm, .pam, .jpg, .webp) or use "
+                                     "--format "
+                                     "png|pgm|ppm|pam|jpeg|webp");
     f = GF_FMT_PAM;
     assert_int_equal(gf_format_check_name("o/a", &f, 1), 0);
     assert_int_equal(f, GF_FMT_PAM);
@@ -589,7 +593,7 @@ static void test_format_registry(void **state)
     assert_int_equal(gf_input_need("u", (const unsigned char *)"GIF89a", 6, &small, &need),
                      GF_EDATA);
     assert_string_equal(gf_errmsg(),
-                        "u: unknown image format (PNG, PGM, PPM, PAM, JPEG and BMP are read)");
+                        "u: unknown image format (PNG, PGM, PPM, PAM, JPEG, WebP and BMP are read)");
 }
 
 static int count_entries(const char *dir)
@@ -648,7 +652,7 @@ static void test_atomic_write(void **state)
 /* A stream is never read past --max-file-size (no doubling beyond it). */
 static void test_read_limit(void **state)
 {
-    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000, GF_DEFAULT_MAX_IMAGE_BYTES};
+    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
     unsigned char *buf;
     size_t len;
     (void)state;
