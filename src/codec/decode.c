@@ -62,6 +62,7 @@ static const format formats[] = {
     {"jpeg", "JPEG", gf_decode_jpeg, gf_peek_jpeg},
     {"bmp", "BMP", gf_decode_bmp, gf_peek_bmp},
     {"pnm", "PNM", gf_decode_pnm, gf_peek_pnm},
+    {"tiff", "TIFF", gf_decode_tiff, gf_peek_tiff},
 };
 
 /* The format whose signature buf starts with, or NULL. */
@@ -75,12 +76,14 @@ static const format *sniff(const unsigned char *b, size_t n)
         return &formats[2];
     if (n >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
         return &formats[3];
+    if (gf_tiff_sniff(b, n))
+        return &formats[4];
     return NULL;
 }
 
 static int unknown_format(const char *name)
 {
-    return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM, PPM and PAM are read)");
+    return gf_err(GF_EDATA, name, "unknown image format (PNG, JPEG, BMP, PGM, PPM, PAM and TIFF are read)");
 }
 
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
@@ -95,6 +98,15 @@ int gf_input_need(const char *name, const unsigned char *buf, size_t len, const 
         return 0; /* gf_decode says it is empty */
     if (!f)
         return unknown_format(name);
+    if (f->decode == gf_decode_tiff) {
+        /* TIFF: pages, and directories after their data, anywhere in the
+         * file: read it whole (to --max-file-size); the first page's size is
+         * checked when its directory is in what is read so far */
+        if (lim->page == 0 && gf_peek_tiff(buf, len, &sh) == 0)
+            return gf_check_size(name, f->label, (uint64_t)sh.width, (uint64_t)sh.height,
+                                 sh.channels, sh.bits, lim);
+        return 0;
+    }
     if (f->peek(buf, len, &sh))
         return 1;
     if ((rc = gf_check_size(name, f->peek != gf_peek_pnm ? f->label : gf_pnm_label(buf),
@@ -118,6 +130,9 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
         return gf_err(GF_EDATA, name, "empty file");
     if (!f)
         return unknown_format(name);
+    if (lim->page && f->decode != gf_decode_tiff) /* --page: TIFF alone has pages */
+        return gf_err(GF_EDATA, name, "%s has one page; --page %u does not exist",
+                      f->peek != gf_peek_pnm ? f->label : gf_pnm_label(buf), lim->page);
     rc = f->decode(name, buf, len, lim, flags, out, info);
     if (rc)
         gf_image_free(out);

@@ -10,7 +10,8 @@ static const struct {
     const char *name;
     gf_format fmt;
 } names[] = {{"png", GF_FMT_PNG}, {"pgm", GF_FMT_PGM},   {"ppm", GF_FMT_PPM},
-             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG}};
+             {"pam", GF_FMT_PAM}, {"jpeg", GF_FMT_JPEG}, {"jpg", GF_FMT_JPEG},
+             {"tiff", GF_FMT_TIFF}, {"tif", GF_FMT_TIFF}};
 
 /* The format that name spells by cmp (strcmp or strcasecmp), or GF_FMT_NONE. */
 static gf_format lookup(const char *name, int (*cmp)(const char *, const char *))
@@ -36,7 +37,7 @@ const char *gf_format_name(gf_format f)
 
 const char *gf_format_ext(gf_format f)
 {
-    return f == GF_FMT_JPEG ? "jpg" : gf_format_name(f);
+    return f == GF_FMT_JPEG ? "jpg" : f == GF_FMT_TIFF ? "tif" : gf_format_name(f);
 }
 
 /* The extension of path (gf_path_ext), NULL where it is empty. */
@@ -62,7 +63,7 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
     if (ext && !named && !strchr(ext, '}'))
         return gf_err(GF_EUSAGE, path,
                       "%s images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM "
-                      "(.ppm), PAM (.pam) and JPEG (.jpg, .jpeg)",
+                      "(.ppm), PAM (.pam), JPEG (.jpg, .jpeg) and TIFF (.tif, .tiff)",
                       ext);
     if (given && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
@@ -72,7 +73,8 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
     if (!*fmt)
         return gf_err(GF_EUSAGE, path,
                       "cannot tell the output format from the name: give it an extension "
-                      "(.png, .pgm, .ppm, .pam, .jpg) or use --format png|pgm|ppm|pam|jpeg");
+                      "(.png, .pgm, .ppm, .pam, .jpg, .tif) or use --format "
+                      "png|pgm|ppm|pam|jpeg|tiff");
     return 0;
 }
 
@@ -105,6 +107,7 @@ int gf_format_holds(gf_format f, int channels, int bits)
             return gf_err(GF_EUSAGE, NULL, "PPM holds RGB images, not %s: write %s", what,
                           channels == 1 ? "PGM or PNG" : "PAM or PNG");
         return 0;
+    case GF_FMT_TIFF: return 0; /* every layout */
     default:
         return 0;
     }
@@ -124,6 +127,7 @@ int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, 
     case GF_FMT_PPM:
     case GF_FMT_PAM: return gf_encode_pnm(im, o->format, out, len);
     case GF_FMT_JPEG: return gf_encode_jpeg(im, o->quality, out, len);
+    case GF_FMT_TIFF: return gf_encode_tiff(im, o, out, len);
     default: return gf_err(GF_EINTERNAL, NULL, "no output format");
     }
 }
