@@ -216,7 +216,8 @@ static int save(gf_worker *w, const gf_item *it, const gf_image *img, const gf_d
                 gf_gpu *gpu)
 {
     const gf_plan *p = w->plan;
-    gf_encode_opts eo = {p->format, p->png_level, p->jpeg_quality};
+    gf_encode_opts eo = {.format = p->format, .png_level = p->png_level,
+                         .quality = p->jpeg_quality, .compress = p->tiff_compress};
     unsigned char *buf;
     size_t len;
     int rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
