@@ -2,7 +2,8 @@
  * One file per format under src/codec/: PNG (libspng to decode; written by
  * gpufilt, deflated by ISA-L or libdeflate), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
- * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM).
+ * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM), TIFF
+ * (libtiff, tiff.c).
  * third_party/README.md says why each library. Decoders keep the file's
  * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
  * write what the image has, where the format can hold it. */
@@ -55,17 +56,17 @@ typedef enum gf_tiff_compress {
 #define GF_DEFAULT_PNG_LEVEL 1
 #define GF_DEFAULT_JPEG_QUALITY 90
 
-/* The format a --format argument names ("png", "pgm", "ppm", "pam", "jpeg"
- * or "jpg"), or GF_FMT_NONE. */
+/* The format a --format argument names ("png", "pgm", "ppm", "pam", "jpeg",
+ * "jpg", "tiff" or "tif"), or GF_FMT_NONE. */
 gf_format gf_format_parse(const char *name);
 
-/* The format's name ("png", "pgm", "ppm", "pam", "jpeg") and file extension
- * ("png", "pgm", "ppm", "pam", "jpg"). */
+/* The format's name ("png", "pgm", "ppm", "pam", "jpeg", "tiff") and file
+ * extension ("png", "pgm", "ppm", "pam", "jpg", "tif"). */
 const char *gf_format_name(gf_format f);
 const char *gf_format_ext(gf_format f);
 
 /* The output format that path's extension names (.png, .pgm, .ppm, .pam,
- * .jpg, .jpeg; either case), or GF_FMT_NONE. */
+ * .jpg, .jpeg, .tif, .tiff; either case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
 
 /* 0 when format f can hold an image of `channels` channels of `bits`;
@@ -76,7 +77,7 @@ int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
  * (given != 0) or GF_FMT_NONE. An extension that names no written format
- * (.webp, .tif, ...) is refused with the formats gpufilt writes; a --format
+ * (.webp, .gif, ...) is refused with the formats gpufilt writes; a --format
  * that contradicts the extension is refused; a name without an extension
  * needs --format. Returns 0 with *fmt set, or GF_EUSAGE. */
 int gf_format_check_name(const char *path, gf_format *fmt, int given);
@@ -92,7 +93,7 @@ typedef struct gf_encode_opts {
 
 /* What the decoder found. */
 typedef struct gf_load_info {
-    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam" */
+    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam", "tiff" */
     int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int bits;           /* decoded: 8 or 16 */
     int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
@@ -127,9 +128,9 @@ int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, s
 
 /* For gf_read_image: from the first len bytes of an input (len > 0 at the
  * end of input or once a chunk is read), 0 with *need set to the most
- * bytes worth reading (UINT64_MAX: no bound yet, len == 0), 1 when the
- * header needs more bytes, or GF_EDATA when the signature is unknown or the
- * header exceeds lim. */
+ * bytes worth reading (UINT64_MAX: no bound yet, len == 0; a TIFF, which
+ * is read whole), 1 when the header needs more bytes, or GF_EDATA when the
+ * signature is unknown or the header exceeds lim. */
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   uint64_t *need);
 
@@ -149,6 +150,10 @@ int gf_input_need(const char *name, const unsigned char *buf, size_t len, const 
  *   RGB and RGB_ALPHA): maxval up to 255 gives 8 bits, above 255 16 bits;
  *   a maxval other than 255 or 65535 scales to that range as
  *   round(v * max / maxval).
+ * - TIFF: page lim->page, by tiff.c's rules (gray, gray+alpha, RGB, RGBA;
+ *   MinIsWhite inverted, 1- to 4-bit gray to 8 bits, palettes to RGB, the
+ *   first alpha of the extra samples kept); a page past the last, or
+ *   lim->page above 0 for any other format, is GF_EDATA.
  * Strict: PNG CRCs and palette indices are checked, PNM samples above maxval
  * and BMP pixel data cut short are errors, and any JPEG corruption
  * libjpeg-turbo reports, warnings included. Size limits (pixels and the
@@ -186,7 +191,8 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * or 16 bits, big-endian in the file), rows with the Average filter, deflate at
  * o->png_level; PGM, PPM: P5, P6 with maxval 255 or 65535; PAM: P7 with
  * its tuple type; JPEG: 8-bit gray or RGB (4:2:0) at o->quality
- * (libjpeg-turbo). The bytes depend only on im and o. Errors: GF_EUSAGE
+ * (libjpeg-turbo); TIFF: the image's layout, compressed as o->compress says
+ * (libtiff). The bytes depend only on im and o. Errors: GF_EUSAGE
  * when the format cannot hold the image (gf_format_holds), GF_EINTERNAL
  * (out of memory). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
