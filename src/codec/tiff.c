@@ -21,11 +21,12 @@
  *     scaled to TIFF's 16-bit colormap are; Pillow reads those alike), else
  *     16-bit with the colormap's values as they are (nothing is lost);
  *   - extra samples (ExtraSamples): the first alpha among them, unassociated
- *     (2) as it is, associated (1, premultiplied) divided out as Pillow does
- *     it: floor(v * max / a), at most max, 0 where a is 0; other extra
- *     samples are dropped. Without an ExtraSamples tag, one sample beyond
- *     gray or RGB is taken as unassociated alpha (as Pillow reads RGBA),
- *     more are refused.
+ *     (2) as it is, associated (1, premultiplied) divided out as Pillow
+ *     does it for 8-bit RGBA (its RGBa unpacker), at every depth and for
+ *     gray+alpha alike: floor(v * max / a), at most max, 0 where a is 0;
+ *     other extra samples are dropped. Without an ExtraSamples tag, one
+ *     sample beyond gray or RGB is taken as unassociated alpha, more are
+ *     refused.
  * Refused (GF_EDATA, one line naming what it is): floating-point, signed
  * or other SampleFormats; CMYK and other separated inks, CIE/ICC/ITU Lab,
  * LogL/LogLuv, CFA and other photometric interpretations; YCbCr that is not
@@ -316,7 +317,7 @@ static int layout(TIFF *tif, tlayout *L, char *why, size_t nwhy)
                     L->assoc = extra[i] == EXTRASAMPLE_ASSOCALPHA;
                 }
         } else if (L->spp <= 4) {
-            L->alpha = L->color; /* undeclared: alpha, as Pillow reads RGBA */
+            L->alpha = L->color; /* one undeclared sample: unassociated alpha */
         } else {
             snprintf(why, nwhy, "image of %u samples a pixel has no ExtraSamples tag saying "
                      "what the %d after its %s sample%s are", L->spp, n,
@@ -424,7 +425,8 @@ static void put_row(const tdec *d, int p, const unsigned char *raw, uint32_t y)
     }
 }
 
-/* Associated alpha divided out, as Pillow's RGBa and La unpackers do. */
+/* Associated alpha divided out, as Pillow's RGBa unpacker does (8-bit
+ * RGBA), at either depth and for gray+alpha too. */
 static void unpremultiply(gf_image *o)
 {
     const unsigned max = gf_sample_max(o->bits);

@@ -11,7 +11,7 @@ writing against writers and readers that are not gpufilt's:
   gpufilt decodes each to PAM, compared sample for sample with the array by
   tiff.c's rules (MinIsWhite inverted, low depths by bit replication,
   palettes through the colormap, associated alpha divided out as Pillow does
-  it), with Pillow's own reading beside it where Pillow has the mode, and,
+  it for 8-bit RGBA), with Pillow's own reading beside it where Pillow has the mode, and,
   for JPEG, Pillow's (libtiff's) decoding alone;
 - writing: every layout written by gpufilt with each --compress, read back
   by tifffile (LZW and PackBits through tiffcp -c none first, as tifffile
@@ -86,7 +86,7 @@ def packed_gray(path, a, d, white):
 
 
 def unpremultiply(a, bits):
-    """Pillow's RGBa/La: floor(v * max / alpha), at most max; 0 where alpha
+    """Pillow's RGBa (8-bit RGBA) at any depth and channels: floor(v * max / alpha), at most max; 0 where alpha
     is 0; as it is where alpha is max."""
     mx = (1 << bits) - 1
     al = a[:, :, -1:]

@@ -300,7 +300,8 @@ static void test_gray_and_palette(void **state)
             gf_image b;
             for (int c = 0; c < 3; c++)
                 for (int i = 0; i < 256; i++)
-                    cmap[c][i] = wide ? (uint16_t)test_rand() : (uint16_t)((test_rand() & 255) * 257);
+                    cmap[c][i] = wide ? (uint16_t)test_rand()
+                                      : (uint16_t)((test_rand() & 255) * 257);
             TIFF *t = wopen(&w, "w");
             set_basic(t, 16, 3, (uint16_t)d, 1, PHOTOMETRIC_PALETTE);
             TIFFSetField(t, TIFFTAG_COLORMAP, cmap[0], cmap[1], cmap[2]);
