@@ -372,6 +372,34 @@ static void test_extra_samples(void **state)
     }
 }
 
+/* Samples beyond gray or RGB with no ExtraSamples tag: one is alpha, more
+ * are refused. */
+static void test_undeclared_extra(void **state)
+{
+    (void)state;
+    for (int spp = 4; spp <= 5; spp++) {
+        wfile w;
+        size_t len;
+        gf_image b;
+        unsigned char row[3 * 5];
+        for (size_t i = 0; i < sizeof row; i++)
+            row[i] = (unsigned char)test_rand();
+        TIFF *t = wopen(&w, "w");
+        set_basic(t, 3, 1, 8, (uint16_t)spp, PHOTOMETRIC_RGB);
+        assert_true(TIFFWriteScanline(t, row, 0, 0) >= 0);
+        unsigned char *buf = wclose(&w, &len);
+        if (spp == 5) {
+            expect_refusal(buf, len, &lim, "no ExtraSamples tag");
+        } else {
+            decode_ok(buf, len, &lim, &b);
+            assert_int_equal(b.channels, 4);
+            assert_memory_equal(b.data, row, 12);
+            gf_image_free(&b);
+        }
+        free(buf);
+    }
+}
+
 /* A 3-page file, each page its own image: --page picks it; a page past the
  * end says how many there are. */
 static void test_pages(void **state)
@@ -570,7 +598,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_planar_tiled_bigendian),
         cmocka_unit_test(test_gray_and_palette), cmocka_unit_test(test_extra_samples),
-        cmocka_unit_test(test_pages),           cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_undeclared_extra), cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_read_whole),
     };
     TIFFSetErrorHandler(NULL); /* the files written here are meant to be odd */
