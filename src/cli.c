@@ -17,7 +17,7 @@
 #define HELP_WIDTH 79
 
 enum {
-    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_FORCE,
+    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_COMPRESS, O_PAGE, O_FORCE,
     O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
     O_AUTO_ORIENT, O_STATS,
     O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
@@ -43,6 +43,7 @@ static const char *const sections[] = {"Input", "Stages", "Stage settings", "Ker
 static const cli_opt cli_opts[] = {
     {"auto-orient", 0, NULL, O_AUTO_ORIENT, "Input",
      "turn a JPEG upright by its EXIF Orientation tag (1-8) before the stages"},
+    {"page", 0, "N", O_PAGE, "Input", "the page of a multi-page TIFF to read, from 0 (default 0)"},
     {"stats", 0, NULL, O_STATS, "Stage settings",
      "histogram statistics as key=value lines on stdout (a histogram at the end if no --hist)"},
     {"shared", 0, NULL, O_SHARED, "Kernels",
@@ -57,6 +58,8 @@ static const cli_opt cli_opts[] = {
     {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
     {"quality", 0, "N", O_QUALITY, "Output", "JPEG and lossy WebP quality 1-100 (default 90)"},
     {"lossless", 0, NULL, O_LOSSLESS, "Output", "WebP lossless (default: lossy at --quality)"},
+    {"compress", 0, "none|lzw|deflate|packbits", O_COMPRESS, "Output",
+     "TIFF compression (default deflate; deflate and lzw with the horizontal predictor)"},
     {"force", 0, NULL, O_FORCE, "Output", "allow FILE to be the input file"},
     {"files-from", 0, "FILE", O_FILES_FROM, "Batches (several inputs, or --files-from)",
      "input paths, one a line ('-': stdin)"},
@@ -199,15 +202,16 @@ static void help(FILE *f, const stage_opt *map, int nmap)
           "replicate, reflect101, constant), threshold, transpose, rotate, flip,\n"
           "histograms and projection profiles; with a CPU fallback that gives the same\n"
           "bytes.\n\n"
-          "Input: PNG, JPEG, BMP, binary PGM/PPM/PAM or WebP (an animation's first\n"
-          "frame), detected from the content ('-' is stdin). An image keeps its channels\n"
-          "(gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); every stage works on\n"
-          "each channel alike, alpha included. --gray and --depth convert. A colour\n"
-          "JPEG decodes as libjpeg-turbo gives it (nvJPEG in a batch on the GPU, with\n"
-          "the same pixels), a WebP as libwebp gives it. Output: PNG (any layout), PGM\n"
-          "(gray), PPM (RGB), PAM (any), JPEG (8-bit gray or RGB; libjpeg-turbo's, or\n"
-          "nvJPEG's with --backend cuda), WebP (8-bit, gray as RGB; lossy, or\n"
-          "--lossless). Stages run in the order given.\n",
+          "Input: PNG, JPEG, BMP, binary PGM/PPM/PAM, TIFF (one page: --page) or WebP\n"
+          "(an animation's first frame), detected from the content ('-' is stdin). An\n"
+          "image keeps its channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16\n"
+          "bits); every stage works on each channel alike, alpha included. --gray and\n"
+          "--depth convert. A colour JPEG decodes as libjpeg-turbo gives it (nvJPEG in a\n"
+          "batch on the GPU, with the same pixels), a WebP as libwebp gives it. Output:\n"
+          "PNG (any layout), PGM (gray), PPM (RGB), PAM (any), JPEG (8-bit gray or RGB;\n"
+          "libjpeg-turbo's, or nvJPEG's with --backend cuda), TIFF (any layout;\n"
+          "--compress), WebP (8-bit, gray as RGB; lossy, or --lossless). Stages run in\n"
+          "the order given.\n",
           f);
     for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
         const char *name = sections[sec];
@@ -419,6 +423,23 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
     case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);
     case O_QUALITY: return gf_parse_int("--quality", arg, 1, 100, &p->jpeg_quality);
     case O_LOSSLESS: p->webp_lossless = 1; break;
+    case O_COMPRESS: {
+        /* in gf_tiff_compress's order */
+        static const char *const schemes[] = {"deflate", "none", "lzw", "packbits"};
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(arg, schemes[i])) {
+                p->tiff_compress = i;
+                return 0;
+            }
+        return gf_err(GF_EUSAGE, NULL,
+                      "--compress: '%s' is not one of none, lzw, deflate, packbits", arg);
+    }
+    case O_PAGE: {
+        int page;
+        if ((rc = gf_parse_int("--page", arg, 0, 65535, &page)) == 0)
+            p->limits.page = (uint32_t)page;
+        return rc;
+    }
     case O_FORCE: p->force = 1; break;
     case O_FILES_FROM: p->files_from = arg; break;
     case O_NULL: p->files_null = 1; break;

@@ -219,6 +219,7 @@ static int save(gf_worker *w, const gf_item *it, const gf_image *img, const gf_d
     const gf_encode_opts eo = {.format = p->format,
                                .png_level = p->png_level,
                                .quality = p->jpeg_quality,
+                               .compress = p->tiff_compress,
                                .lossless = p->webp_lossless};
     unsigned char *buf;
     size_t len;

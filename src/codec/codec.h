@@ -2,8 +2,9 @@
  * One file per format under src/codec/: PNG (libspng to decode; written by
  * gpufilt, deflated by ISA-L or libdeflate), JPEG (libjpeg-turbo's
  * TurboJPEG), BMP (stb_image, behind gpufilt's own header checks) and binary
- * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM) and WebP
- * (libwebp), listed once in registry.c, where every function below finds them.
+ * PNM and PAM (gpufilt's own: stb's ignores maxval and has no PAM), TIFF
+ * (libtiff) and WebP (libwebp), listed once in registry.c, where every
+ * function below finds them.
  * third_party/README.md says why each library. Decoders keep the file's
  * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
  * write what the image has, where the format can hold it. */
@@ -57,7 +58,8 @@ typedef enum gf_tiff_compress {
 #define GF_DEFAULT_JPEG_QUALITY 90
 
 /* The written format that a --format argument names, exactly ("png",
- * "pgm", "ppm", "pam", "jpeg" or "jpg"), or GF_FMT_NONE. */
+ * "pgm", "ppm", "pam", "jpeg", "jpg", "tiff", "tif" or "webp"), or
+ * GF_FMT_NONE. */
 gf_format gf_format_parse(const char *name);
 
 /* The written formats' own --format names, in the registry's order, joined
@@ -66,8 +68,9 @@ gf_format gf_format_parse(const char *name);
  * jpeg" (", " and " or "), for --help and its messages. Returns buf. */
 char *gf_format_list(char *buf, size_t n, const char *sep, const char *last);
 
-/* The written format f's own name ("png", "pgm", "ppm", "pam", "jpeg") and
- * the extension its files are given ("png", "pgm", "ppm", "pam", "jpg");
+/* The written format f's own name ("png", "pgm", "ppm", "pam", "jpeg",
+ * "tiff", "webp") and the extension its files are given ("png", "pgm", "ppm",
+ * "pam", "jpg", "tif", "webp");
  * "none" for GF_FMT_NONE or a format not written. */
 const char *gf_format_name(gf_format f);
 const char *gf_format_ext(gf_format f);
@@ -77,7 +80,7 @@ const char *gf_format_ext(gf_format f);
 const char *gf_format_settings(gf_format f);
 
 /* The output format that path's extension names (.png, .pgm, .ppm, .pam,
- * .jpg, .jpeg, .webp; either case), or GF_FMT_NONE. */
+ * .jpg, .jpeg, .tif, .tiff, .webp; either case), or GF_FMT_NONE. */
 gf_format gf_format_from_name(const char *path);
 
 /* 0 when format f can hold an image of `channels` channels (1-4) of `bits`
@@ -90,7 +93,7 @@ int gf_format_holds(gf_format f, int channels, int bits);
 
 /* Settles the format of an output named path: *fmt is the --format given
  * (given != 0) or GF_FMT_NONE. An extension that names no written format
- * (.tif, .bmp, .gif, ...) is refused with the formats gpufilt writes and
+ * (.bmp, .gif, ...) is refused with the formats gpufilt writes and
  * their extensions; a --format that contradicts the extension is refused;
  * a name without an extension needs --format. A template field in the
  * extension ("{ext}") is left to the caller. Returns 0 with *fmt set, or
@@ -108,7 +111,8 @@ typedef struct gf_encode_opts {
 
 /* What the decoder found. */
 typedef struct gf_load_info {
-    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam", "webp": the decoder's */
+    const char *format; /* "png", "jpeg", "bmp", "pgm", "ppm", "pam", "tiff", "webp": the
+                           decoder's */
     int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int bits;           /* decoded: 8 or 16 */
     int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
@@ -143,9 +147,10 @@ int gf_read_image(const char *path, const gf_limits *lim, unsigned char **buf, s
 
 /* For gf_read_image: from the first len bytes of an input (len > 0 at the
  * end of input or once a chunk is read), 0 with *need set to the most
- * bytes worth reading (UINT64_MAX: no bound yet, len == 0), 1 when the
- * header needs more bytes, or GF_EDATA when the signature is unknown (the
- * message lists the formats read) or the header exceeds lim. */
+ * bytes worth reading (UINT64_MAX: no bound yet, len == 0; a TIFF, which
+ * is read whole), 1 when the header needs more bytes, or GF_EDATA when the
+ * signature is unknown (the message lists the formats read) or the header
+ * exceeds lim. */
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   uint64_t *need);
 
@@ -165,6 +170,10 @@ int gf_input_need(const char *name, const unsigned char *buf, size_t len, const 
  *   RGB and RGB_ALPHA): maxval up to 255 gives 8 bits, above 255 16 bits;
  *   a maxval other than 255 or 65535 scales to that range as
  *   round(v * max / maxval).
+ * - TIFF: page lim->page, by tiff.c's rules (gray, gray+alpha, RGB, RGBA;
+ *   MinIsWhite inverted, 1- to 4-bit gray to 8 bits, palettes to RGB, the
+ *   first alpha of the extra samples kept); a page past the last, or
+ *   lim->page above 0 for any other format, is GF_EDATA.
  * - WebP, lossy or lossless: RGB, or RGBA when the file has alpha, bit for
  *   bit libwebp's WebPDecode with its default options (fancy upsampling, no
  *   dithering: as dwebp); of an animated file the first frame as libwebp's
@@ -211,7 +220,8 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * layout (gray, gray+alpha, RGB, RGBA; 8 or 16 bits, big-endian in the
  * file), rows with the Average filter, deflate at o->png_level; PGM, PPM:
  * P5, P6 with maxval 255 or 65535; PAM: P7 with its tuple type; JPEG: 8-bit
- * gray or RGB (4:2:0) at o->quality (libjpeg-turbo); WebP: 8-bit, gray and
+ * gray or RGB (4:2:0) at o->quality (libjpeg-turbo); TIFF: the image's
+ * layout, compressed as o->compress says (libtiff); WebP: 8-bit, gray and
  * gray+alpha as RGB and RGBA with R = G = B, lossless when o->lossless
  * (every sample kept, the colour under zero alpha too), else lossy at
  * o->quality with alpha kept losslessly (libwebp, method 4, one thread; an

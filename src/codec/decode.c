@@ -33,6 +33,13 @@ int gf_input_need(const char *name, const unsigned char *buf, size_t len, const 
         return 0; /* gf_decode says it is empty */
     if (!c)
         return unknown_format(name);
+    if (c->traits & GF_CODEC_WHOLE) {
+        /* the size of the first page, when its directory is in buf already */
+        if (lim->page == 0 && c->peek(buf, len, &sh) == 0)
+            return gf_check_size(name, c->label, (uint64_t)sh.width, (uint64_t)sh.height,
+                                 sh.channels, sh.bits, lim);
+        return 0;
+    }
     if (c->peek(buf, len, &sh))
         return 1;
     if ((rc = gf_check_size(name, c->label, (uint64_t)sh.width, (uint64_t)sh.height, sh.channels,
@@ -61,6 +68,9 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
         return gf_err(GF_EDATA, name, "empty file");
     if (!c)
         return unknown_format(name);
+    if (lim->page && !(c->traits & GF_CODEC_PAGES))
+        return gf_err(GF_EDATA, name, "%s has one page; --page %u does not exist", c->label,
+                      lim->page);
     rc = c->decode(name, buf, len, lim, flags, out, info);
     if (rc)
         gf_image_free(out);

@@ -66,4 +66,14 @@ int gf_decode_webp(const char *name, const unsigned char *buf, size_t len, const
 int gf_peek_webp(const unsigned char *buf, size_t len, gf_shape *s);
 int gf_encode_webp(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
 
+/* TIFF (tiff.c): 1 when buf starts as a TIFF ("II*\0", "MM\0*") or BigTIFF
+ * ("II+\0", "MM\0+"); the decoder (gf_decode's contract, of page
+ * lim->page); the size and layout of the first page, -1 when its directory
+ * is not within buf or not read; the encoder (any layout, o->compress). */
+int gf_tiff_sniff(const unsigned char *buf, size_t len);
+int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
+                   int flags, gf_image *out, gf_load_info *info);
+int gf_peek_tiff(const unsigned char *buf, size_t len, gf_shape *s);
+int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);
+
 #endif

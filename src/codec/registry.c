@@ -32,15 +32,16 @@ static const gf_refusal ppm_refusals[] = {
 
 /* One line a format: identifier, label, --format names, extensions, signature
  * test, decoder, header peek, encoder, the layouts it writes, the settings
- * that apply to writing it, advice for the layouts it refuses. */
+ * that apply to writing it, advice for the layouts it refuses, traits. */
 const gf_codec gf_codecs[] = {
-    {GF_FMT_PNG, "PNG", {"png"}, {"png"}, gf_png_sniff, gf_decode_png, gf_peek_png, gf_encode_png, GF_LAYOUTS_ALL, "--png-level", NULL},
-    {GF_FMT_PGM, "PGM", {"pgm"}, {"pgm"}, gf_pgm_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_GRAY, "", pgm_refusals},
-    {GF_FMT_PPM, "PPM", {"ppm"}, {"ppm"}, gf_ppm_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_RGB, "", ppm_refusals},
-    {GF_FMT_PAM, "PAM", {"pam"}, {"pam"}, gf_pam_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_ALL, "", NULL},
-    {GF_FMT_JPEG, "JPEG", {"jpeg", "jpg"}, {"jpg", "jpeg"}, gf_jpeg_sniff, gf_decode_jpeg, gf_peek_jpeg, gf_encode_jpeg, JPEG_LAYOUTS, "--quality", jpeg_refusals},
-    {GF_FMT_WEBP, "WebP", {"webp"}, {"webp"}, gf_webp_sniff, gf_decode_webp, gf_peek_webp, gf_encode_webp, GF_LAYOUTS_8BIT, "--quality --lossless", NULL},
-    {GF_FMT_NONE, "BMP", {"bmp"}, {"bmp"}, gf_bmp_sniff, gf_decode_bmp, gf_peek_bmp, NULL, 0, "", NULL},
+    {GF_FMT_PNG, "PNG", {"png"}, {"png"}, gf_png_sniff, gf_decode_png, gf_peek_png, gf_encode_png, GF_LAYOUTS_ALL, "--png-level", NULL, 0},
+    {GF_FMT_PGM, "PGM", {"pgm"}, {"pgm"}, gf_pgm_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_GRAY, "", pgm_refusals, 0},
+    {GF_FMT_PPM, "PPM", {"ppm"}, {"ppm"}, gf_ppm_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_RGB, "", ppm_refusals, 0},
+    {GF_FMT_PAM, "PAM", {"pam"}, {"pam"}, gf_pam_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_ALL, "", NULL, 0},
+    {GF_FMT_JPEG, "JPEG", {"jpeg", "jpg"}, {"jpg", "jpeg"}, gf_jpeg_sniff, gf_decode_jpeg, gf_peek_jpeg, gf_encode_jpeg, JPEG_LAYOUTS, "--quality", jpeg_refusals, 0},
+    {GF_FMT_TIFF, "TIFF", {"tiff", "tif"}, {"tif", "tiff"}, gf_tiff_sniff, gf_decode_tiff, gf_peek_tiff, gf_encode_tiff, GF_LAYOUTS_ALL, "--compress", NULL, GF_CODEC_PAGES | GF_CODEC_WHOLE},
+    {GF_FMT_WEBP, "WebP", {"webp"}, {"webp"}, gf_webp_sniff, gf_decode_webp, gf_peek_webp, gf_encode_webp, GF_LAYOUTS_8BIT, "--quality --lossless", NULL, 0},
+    {GF_FMT_NONE, "BMP", {"bmp"}, {"bmp"}, gf_bmp_sniff, gf_decode_bmp, gf_peek_bmp, NULL, 0, "", NULL, 0},
     {0},
 };
 

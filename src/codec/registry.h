@@ -45,7 +45,17 @@ typedef struct gf_codec {
     const gf_refusal *refusals; /* advice for the layouts it refuses: the first entry
                                    that matches, up to one of NULL why; NULL, or none
                                    matching: gf_format_holds's own */
+    unsigned traits;            /* GF_CODEC_* below, or 0 */
 } gf_codec;
+
+/* gf_codec.traits. */
+enum {
+    GF_CODEC_PAGES = 1, /* a file holds several images: lim->page picks one (others refuse
+                           a page above 0) */
+    GF_CODEC_WHOLE = 2, /* read whole, to --max-file-size (its directories may follow the
+                           data): the header's size is checked when peek finds it in what
+                           is read so far, and bounds nothing */
+};
 
 /* Every format, in the order messages list them; an entry with a NULL label
  * ends it. */

@@ -27,7 +27,7 @@ load helper
 		run /usr/bin/time -f "%M" "$GPUFILT" $f -o out.png
 		echo "$f: $output"
 		[ "$status" -eq 65 ]
-		[ "${lines[0]}" = "gpufilt: $f: unknown image format (PNG, PGM, PPM, PAM, JPEG, WebP and BMP are read)" ]
+		[ "${lines[0]}" = "gpufilt: $f: unknown image format (PNG, PGM, PPM, PAM, JPEG, TIFF, WebP and BMP are read)" ]
 		[ "${lines[-1]}" -lt 30000 ] # KB: not the 1.3 GB read up to --max-file-size
 	done
 	# a 1000x1000 PGM followed by endless zeros: the image, and 1 MB is read past it at most

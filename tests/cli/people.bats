@@ -83,7 +83,7 @@ PY
 @test "4: unsupported or contradicting output formats are refused; -o - writes PNG" {
 	run "$GPUFILT" "$SAMPLES/camera.png" -o y.gif
 	[ "$status" -eq 64 ]
-	[[ "$output" == *"gif images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM (.ppm), PAM (.pam), JPEG (.jpg, .jpeg) and WebP (.webp)"* ]]
+	[[ "$output" == *"gif images are not written; gpufilt writes PNG (.png), PGM (.pgm), PPM (.ppm), PAM (.pam), JPEG (.jpg, .jpeg), TIFF (.tif, .tiff) and WebP (.webp)"* ]]
 	run "$GPUFILT" "$SAMPLES/camera.png" -o y.jpg --format png
 	[ "$status" -eq 64 ]
 	[[ "$output" == *"--format png contradicts the name's extension"* ]]

@@ -528,9 +528,9 @@ static void test_format_registry(void **state)
     gf_format f;
     (void)state;
 
-    assert_string_equal(gf_format_list(buf, sizeof buf, "|", "|"), "png|pgm|ppm|pam|jpeg|webp");
+    assert_string_equal(gf_format_list(buf, sizeof buf, "|", "|"), "png|pgm|ppm|pam|jpeg|tiff|webp");
     assert_string_equal(gf_format_list(buf, sizeof buf, ", ", " or "),
-                        "png, pgm, ppm, pam, jpeg or webp");
+                        "png, pgm, ppm, pam, jpeg, tiff or webp");
     assert_string_equal(gf_format_list(buf, 8, "|", "|"), "png|pgm"); /* cut short to fit */
     assert_int_equal(gf_format_parse("jpg"), GF_FMT_JPEG);
     assert_int_equal(gf_format_parse("jpeg"), GF_FMT_JPEG);
@@ -545,6 +545,9 @@ static void test_format_registry(void **state)
     assert_string_equal(gf_format_settings(GF_FMT_JPEG), "--quality");
     assert_string_equal(gf_format_settings(GF_FMT_PPM), "");
     assert_string_equal(gf_format_settings(GF_FMT_WEBP), "--quality --lossless");
+    assert_string_equal(gf_format_settings(GF_FMT_TIFF), "--compress");
+    assert_string_equal(gf_format_ext(GF_FMT_TIFF), "tif");
+    assert_int_equal(gf_format_parse("tif"), GF_FMT_TIFF);
     assert_int_equal(gf_format_from_name("a.JPEG"), GF_FMT_JPEG);
     assert_int_equal(gf_format_from_name("a.bmp"), GF_FMT_NONE);
 
@@ -552,12 +555,12 @@ static void test_format_registry(void **state)
     assert_int_equal(gf_format_check_name("o/a.bmp", &f, 0), GF_EUSAGE);
     assert_string_equal(gf_errmsg(), "o/a.bmp: bmp images are not written; gpufilt writes PNG "
                                      "(.png), PGM (.pgm), PPM (.ppm), PAM (.pam), JPEG (.jpg, "
-                                     ".jpeg) and WebP (.webp)");
+                                     ".jpeg), TIFF (.tif, .tiff) and WebP (.webp)");
     assert_int_equal(gf_format_check_name("o/a", &f, 0), GF_EUSAGE);
     assert_string_equal(gf_errmsg(), "o/a: cannot tell the output format from the name: give it "
-                                     "an extension (.png, .pgm, .ppm, .pam, .jpg, .webp) or use "
+                                     "an extension (.png, .pgm, .ppm, .pam, .jpg, .tif, .webp) or use "
                                      "--format "
-                                     "png|pgm|ppm|pam|jpeg|webp");
+                                     "png|pgm|ppm|pam|jpeg|tiff|webp");
     f = GF_FMT_PAM;
     assert_int_equal(gf_format_check_name("o/a", &f, 1), 0);
     assert_int_equal(f, GF_FMT_PAM);
@@ -583,7 +586,10 @@ static void test_format_registry(void **state)
     expect_refusal(GF_FMT_PPM, 1, 8, "PPM holds RGB images, not gray 8-bit: write PGM or PNG");
     expect_refusal(GF_FMT_PPM, 2, 16,
                    "PPM holds RGB images, not gray+alpha 16-bit: write PAM or PNG");
-    assert_int_equal(gf_format_holds(GF_FMT_TIFF, 4, 16), 0); /* not written: gf_encode says */
+    assert_int_equal(gf_format_holds(GF_FMT_TIFF, 4, 16), 0);
+    expect_refusal(GF_FMT_WEBP, 3, 16,
+                   "WebP holds 8-bit samples, not a RGB 16-bit image: put --depth 8 before the "
+                   "output, or write PNG");
 
     /* the format's own label in the size check of a header, and the formats read */
     assert_int_equal(gf_input_need("p", ppm, sizeof ppm - 1, &small, &need), GF_EDATA);
@@ -593,7 +599,7 @@ static void test_format_registry(void **state)
     assert_int_equal(gf_input_need("u", (const unsigned char *)"GIF89a", 6, &small, &need),
                      GF_EDATA);
     assert_string_equal(gf_errmsg(),
-                        "u: unknown image format (PNG, PGM, PPM, PAM, JPEG, WebP and BMP are read)");
+                        "u: unknown image format (PNG, PGM, PPM, PAM, JPEG, TIFF, WebP and BMP are read)");
 }
 
 static int count_entries(const char *dir)
