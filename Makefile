@@ -46,7 +46,7 @@ NEWEST := $(lastword $(CUDA_ARCHS))
 GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
 
-.PHONY: all gpufilt deps demo test test-unit test-cli test-gpu test-asan test-tsan fuzz \
+.PHONY: all gpufilt deps demo test test-unit test-cli test-same-bytes test-gpu test-asan test-tsan fuzz \
         fuzz-build install uninstall clean
 
 all: gpufilt
@@ -95,7 +95,15 @@ test-unit: $(UNIT_BIN)
 test-cli: gpufilt
 	GPUFILT=$(CURDIR)/$(B)/gpufilt bats tests/cli
 
+# One large image written SAME_BYTES_COUNT times (PNG and JPEG, the CPU
+# backend), from batches and single processes at once: all the bytes equal.
+# make test writes it 20 times a format, this target 200.
+SAME_BYTES_COUNT ?= 200
+test-same-bytes: gpufilt
+	SAME_BYTES_COUNT=$(SAME_BYTES_COUNT) sh tests/same_bytes.sh $(B)/gpufilt cpu
+
 test: test-unit test-cli
+	SAME_BYTES_COUNT=20 sh tests/same_bytes.sh $(B)/gpufilt cpu
 
 $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)
