@@ -46,7 +46,7 @@ NEWEST := $(lastword $(CUDA_ARCHS))
 GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
 
-.PHONY: all gpufilt deps demo test test-unit test-cli test-layers test-gpu test-asan test-tsan fuzz \
+.PHONY: all gpufilt deps demo test test-unit test-cli test-layers test-same-bytes test-gpu test-asan test-tsan fuzz \
         fuzz-build install uninstall clean
 
 all: gpufilt
@@ -100,7 +100,15 @@ test-cli: gpufilt
 test-layers: $(filter $(B)/src/codec/%,$(LIB_OBJ))
 	python3 tests/codec_layers.py src/codec $(B)/src/codec
 
+# One large image written SAME_BYTES_COUNT times (PNG, JPEG, TIFF and WebP, the CPU
+# backend), from batches and single processes at once: all the bytes equal.
+# make test writes it 20 times a format, this target 200.
+SAME_BYTES_COUNT ?= 200
+test-same-bytes: gpufilt
+	SAME_BYTES_COUNT=$(SAME_BYTES_COUNT) sh tests/same_bytes.sh $(B)/gpufilt cpu png jpg tif webp
+
 test: test-layers test-unit test-cli
+	SAME_BYTES_COUNT=20 sh tests/same_bytes.sh $(B)/gpufilt cpu png jpg tif webp
 
 $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)

@@ -312,11 +312,18 @@ out:
  *     fast as libdeflate at level 1, its files 1.3-1.5% larger (third_party/README.md);
  *   - level 0 (stored) and 3 to 12: libdeflate, in one piece.
  * The segments depend only on the image's size and the level, so the bytes
- * do not depend on the number of cores. */
+ * do not depend on the number of cores. Nothing igzip may read changes
+ * while it deflates: each segment's rows lie between PAD_BYTES of zeros,
+ * written before the segments are, so a load before a segment's start or
+ * past its end meets neither another segment's rows (filtered by another
+ * thread meanwhile) nor memory outside the allocation; the stream, level
+ * buffer and output are zeroed (docs/benchmarks.md: "A large image's PNG
+ * bytes"). */
 #define SEGMENT_BYTES (1u << 20)
 #define SEGMENT_MIN_BYTES (12u << 20)
 #define ISAL_MAX_LEVEL 2
 #define FILTER_AVERAGE 3
+#define PAD_BYTES 512
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -423,11 +430,11 @@ static void deflate_isal(const unsigned char *f, size_t raw, int level, int last
     const size_t cap = raw + raw / 1024 + 1024;
     struct isal_zstream z;
 
-    sg->z = malloc(cap);
-    /* zeroed, as the stream: igzip's stateless deflate reads parts of both
-     * that isal_deflate_stateless_init does not set (valgrind), which made
-     * the bytes of a large image's PNG differ between runs now and then (a
-     * rarer difference, pixels equal, remains: docs/benchmarks.md) */
+    /* zeroed, as are the stream and the output: igzip's stateless deflate
+     * reads parts of the stream and level buffer that
+     * isal_deflate_stateless_init does not set (valgrind), which made the
+     * bytes of a large image's PNG differ between runs now and then */
+    sg->z = calloc(1, cap);
     unsigned char *level_buf = calloc(1, buf_size[level]);
     sg->failed = 1;
     memset(&z, 0, sizeof z);
@@ -468,6 +475,13 @@ static void deflate_libdeflate(const unsigned char *f, size_t raw, int level, se
     libdeflate_free_compressor(c);
 }
 
+/* The row after segment k's last of nseg segments of rows_per rows. */
+static int segment_end(int k, int nseg, int rows_per, int height)
+{
+    const int y0 = k * rows_per;
+    return nseg == 1 || y0 + rows_per > height ? height : y0 + rows_per;
+}
+
 int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
 {
     const int level = o->png_level;
@@ -477,19 +491,27 @@ int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **o
     const int rows_per = SEGMENT_BYTES / rowlen ? (int)(SEGMENT_BYTES / rowlen) : 1;
     const int isal = level >= 1 && level <= ISAL_MAX_LEVEL;
     int nseg = isal && raw >= SEGMENT_MIN_BYTES ? (im->height + rows_per - 1) / rows_per : 1;
+    /* segment k's rows at f + PAD_BYTES + k * stride, zeros before and after */
+    const size_t stride = (size_t)rows_per * rowlen + PAD_BYTES;
     segment *sg = calloc((size_t)nseg, sizeof *sg);
-    unsigned char *f = malloc(raw ? raw : 1), ihdr[13], *p;
+    unsigned char *f = malloc(nseg > 1 ? PAD_BYTES + (size_t)nseg * stride : raw + 2 * PAD_BYTES),
+                  ihdr[13], *p;
     size_t total = 8 + 25 + 12 + 6; /* signature, IHDR, IEND, zlib header and Adler-32 */
+    uint32_t adler = 1;
     int failed = !sg || !f;
 
+    for (int k = 0; !failed && k < nseg; k++) {
+        const int y0 = k * rows_per, y1 = segment_end(k, nseg, rows_per, im->height);
+        unsigned char *fk = f + PAD_BYTES + (size_t)k * stride;
+        memset(fk - PAD_BYTES, 0, PAD_BYTES);
+        memset(fk + (size_t)(y1 - y0) * rowlen, 0, PAD_BYTES);
+    }
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (nseg > 1)
     for (int k = 0; k < nseg; k++) {
         if (failed)
             continue;
-        const int y0 = k * rows_per, y1 = nseg == 1 || y0 + rows_per > im->height
-                                              ? im->height
-                                              : y0 + rows_per;
-        unsigned char *fk = f + (size_t)y0 * rowlen;
+        const int y0 = k * rows_per, y1 = segment_end(k, nseg, rows_per, im->height);
+        unsigned char *fk = f + PAD_BYTES + (size_t)k * stride;
         const size_t n = (size_t)(y1 - y0) * rowlen;
         if (filter_rows(im, y0, y1, fk)) {
             failed = 1;
@@ -526,7 +548,11 @@ int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **o
     } else {
         /* zlib header: deflate, 32K window, FLEVEL 0 (the fastest), FCHECK */
         const unsigned cmf = 0x78, flg = 31 - (cmf * 256) % 31;
-        const uint32_t adler = libdeflate_adler32(1, f, raw);
+        for (int k = 0; k < nseg; k++) {
+            const int y0 = k * rows_per, y1 = segment_end(k, nseg, rows_per, im->height);
+            adler = libdeflate_adler32(adler, f + PAD_BYTES + (size_t)k * stride,
+                                       (size_t)(y1 - y0) * rowlen);
+        }
         for (int k = 0; k < nseg; k++) {
             unsigned char *d = p + 8;
             size_t n = 0;

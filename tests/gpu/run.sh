@@ -8,10 +8,13 @@
 # every layout, and nvJPEG's decode (colour and luma) against the CPU's in
 # batches (a generated JPEG corpus, bad files and the JPEG fuzzing corpus
 # with its findings), also under memcheck. Skips where no GPU is usable.
+# Then one large image written 200 times with --backend cuda, as it is and
+# through --mean 3, to PNG and JPEG, from batches and single processes at
+# once: all the bytes equal (tests/same_bytes.sh).
 # GPU_STEPS picks steps (default all): variants sanitize oracle compare bytes
-# jpeg encode.
+# jpeg encode same.
 set -u
-steps=${GPU_STEPS:-variants sanitize oracle compare bytes jpeg encode}
+steps=${GPU_STEPS:-variants sanitize oracle compare bytes jpeg encode same}
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 bin=$1
 gpufilt=${GPUFILT:-./gpufilt}
@@ -210,6 +213,13 @@ err = sum(abs(x - y) for x, y in zip(a, b)) / max(1, len(a))
 print("nvJPEG quality 90, %s: mean absolute error %.2f" % (sys.argv[1][-3:], err))
 sys.exit(0 if sa == sb and len(a) == len(b) and err < 3.5 else 1)
 PY
+done
+fi
+if want same; then
+echo "== one large image written 200 times with --backend cuda: the same bytes"
+for st in "" "--mean 3"; do
+	SAME_BYTES_STAGES=$st SAME_BYTES_COUNT=${SAME_BYTES_COUNT:-200} \
+		sh tests/same_bytes.sh "$gpufilt" cuda png jpg tif webp || status=1
 done
 fi
 rm -rf "$t"
