@@ -203,7 +203,7 @@ open('chunk.webp', 'wb').write(bytes(d))"
 	[[ "$output" == *"--format webp contradicts the name's extension"* ]]
 	run "$GPUFILT" "$SAMPLES/coffee.png" -o x --format gif
 	[ "$status" -eq 64 ]
-	[[ "$output" == *"is not png, pgm, ppm, pam, jpeg or webp"* ]]
+	[[ "$output" == *"is not png, pgm, ppm, pam, jpeg, tiff or webp"* ]]
 	"$GPUFILT" "$SAMPLES/coffee.png" "$SAMPLES/camera.png" -o out/ --format webp --lossless -q
 	[ -s out/coffee.webp ] && [ -s out/camera.webp ]
 	dwebp -quiet out/camera.webp -ppm -o cam.ppm
