@@ -10,13 +10,15 @@
 # from and to /dev/shm where it exists). Run from the repository root after
 # `make`; needs python3 with numpy, vips (libvips-tools) and convert.
 set -eu
+. bench/python.sh
+py=$(pick_python numpy)
 runs=${1:-7}
 gpufilt=${2:-./gpufilt}
 base=/tmp
 [ -d /dev/shm ] && base=/dev/shm
 w=$(mktemp -d "$base/gf-codec-bench.XXXXXX")
 trap 'rm -rf "$w"' EXIT
-python3 - "$w/in.ppm" <<'PY'
+$py - "$w/in.ppm" <<'PY'
 import sys
 import numpy as np
 h, w = 3128, 4700
@@ -31,7 +33,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(b"P6\n%d %d\n255\n" % (w, h))
     f.write(img.tobytes())
 PY
-python3 - "$w" "$runs" "$gpufilt" <<'PY'
+$py - "$w" "$runs" "$gpufilt" <<'PY'
 import os, statistics, subprocess, sys, time
 w, runs, gf = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 src = os.path.join(w, "in.ppm")

@@ -369,6 +369,7 @@ typedef struct tdec {
     tlayout L;
     gf_image *out;
     int map[GF_MAX_CHANNELS]; /* output channel -> stored sample; -1: from the palette */
+    int direct; /* chunky rows of the output's samples, in its order: copied as they are */
 } tdec;
 
 /* libtiff's error, or what failed when it said nothing. */
@@ -403,6 +404,11 @@ static void put_row(const tdec *d, int p, const unsigned char *raw, uint32_t y)
     const int chunky = L->planar != PLANARCONFIG_SEPARATE, n = chunky ? L->spp : 1;
     const unsigned max = gf_sample_max(o->bits), smax = (1u << L->bps) - 1;
 
+    if (d->direct) { /* the stored row is the output's row */
+        memcpy(o->data + (size_t)y * o->stride, raw,
+               (size_t)L->w * GF_PIXEL_BYTES(o->channels, o->bits));
+        return;
+    }
     for (uint32_t x = 0; x < L->w; x++) {
         if (L->palette) {
             const unsigned i = stored(L, raw, x);
@@ -553,7 +559,7 @@ int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const
 {
     membuf m = {(unsigned char *)(uintptr_t)buf, len, len, 0, 0, 0};
     tmsg msg = {{0}, 0, 0};
-    tdec d = {name, NULL, &msg, {0}, out, {0}};
+    tdec d = {name, NULL, &msg, {0}, out, {0}, 0};
     char why[200];
     tdir_t pages;
     int rc = 0;
@@ -597,6 +603,9 @@ int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const
         d.map[c] = c;
     if (d.L.alpha >= 0)
         d.map[d.L.color] = d.L.alpha;
+    d.direct = d.L.planar != PLANARCONFIG_SEPARATE && !d.L.palette && !d.L.min_is_white &&
+               (int)d.L.bps == d.L.bits && (int)d.L.spp == d.L.channels &&
+               (d.L.alpha < 0 || d.L.alpha == d.L.color);
     if ((rc = gf_image_alloc(out, (int)d.L.w, (int)d.L.h, d.L.channels, d.L.bits)))
         goto out;
     msg.errors = 0;
