@@ -37,6 +37,8 @@ $py - "$w" "$runs" "$gpufilt" <<'PY'
 import os, statistics, subprocess, sys, time
 w, runs, gf = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 src = os.path.join(w, "in.ppm")
+# ImageMagick's own binary, not a wrapper that PATH may put first
+convert = "/usr/bin/convert" if os.path.exists("/usr/bin/convert") else "convert"
 
 def out(tool, fmt):
     return os.path.join(w, f"{tool}-{fmt}")
@@ -57,7 +59,7 @@ def write_cmd(tool, fmt):
         return [gf, src, "-o", dst, "--backend", "cpu", "-q", "--force"] + g
     if tool == "vips":
         return ["vips", "copy", src, dst + v]
-    return ["convert", src] + c + [dst]
+    return [convert, src] + c + [dst]
 
 def read_cmd(tool, fmt):
     ext = formats[fmt][3]
@@ -67,7 +69,7 @@ def read_cmd(tool, fmt):
         return [gf, f, "-o", dst, "--backend", "cpu", "-q", "--force"]
     if tool == "vips":
         return ["vips", "copy", f, dst]
-    return ["convert", f, dst]
+    return [convert, f, dst]
 
 def median_ms(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
