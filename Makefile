@@ -144,7 +144,7 @@ test-tsan:
 # (tests/fuzz/corpus/NAME) plus what earlier runs found (build/fuzz/corpus),
 # and leaves any crash in build/fuzz/crashes.
 FUZZ_SECONDS ?= 60
-FUZZERS := png jpeg bmp pnm tiff webp cli
+FUZZERS := png jpeg bmp pnm tiff webp cli meta
 FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 fuzz-build:
 	$(MAKE) CUDA=0 CC=clang OMP= B=build/fuzz SAN="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
