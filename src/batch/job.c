@@ -547,8 +547,8 @@ static int offload(gf_worker *w, gf_job *j, int *rc)
     if (!w->offload)
         return 0;
     j->status = GF_JPEG_GPU_REFUSED;
-    if (gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, flags, &j->shape.width,
-                              &j->shape.height, &subsamp, &info)) {
+    if (gf_jpeg_gpu_candidate(display_name(j->it->path), j->buf, j->len, &p->limits, flags,
+                              &j->shape.width, &j->shape.height, &subsamp, &info)) {
         take_meta(j, flags, &info);
         j->shape.channels = info.channels;
         j->shape.bits = 8;

@@ -244,11 +244,13 @@ int gf_peek_size(const unsigned char *buf, size_t len, gf_shape *shape);
  * or YCCK), within lim, Huffman-coded with at least one bit per luma block,
  * and it ends with its EOI marker (so it is not cut short). Sets *width,
  * *height and *info (format, channels, bits, orientation) as the CPU
- * decoder would with `flags` (GF_DECODE_LUMA: one channel), and *subsamp
- * to TurboJPEG's chroma subsampling (TJSAMP_*). 0 otherwise: the CPU
- * decodes it, and says why it fails. */
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
-                          int *width, int *height, int *subsamp, gf_load_info *info);
+ * decoder would with `flags` (GF_DECODE_LUMA: one channel; GF_DECODE_META:
+ * info->meta, the caller's to free, its warnings naming `name`), and
+ * *subsamp to TurboJPEG's chroma subsampling (TJSAMP_*). 0 otherwise (and
+ * nothing kept): the CPU decodes it, and says why it fails. */
+int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len,
+                          const gf_limits *lim, int flags, int *width, int *height, int *subsamp,
+                          gf_load_info *info);
 
 /* Adds m's EXIF (one APP1 "Exif\0\0" segment) and ICC profile (APP2
  * "ICC_PROFILE\0" segments of at most 65519 bytes of it each, numbered

@@ -118,8 +118,9 @@ out:
     return rc;
 }
 
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
-                          int *width, int *height, int *subsamp, gf_load_info *info)
+int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len,
+                          const gf_limits *lim, int flags, int *width, int *height, int *subsamp,
+                          gf_load_info *info)
 {
     tjhandle tj;
     int colorspace, ok, channels = 1;
@@ -144,7 +145,7 @@ int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits 
     info->channels = channels;
     info->bits = 8;
     info->orientation = gf_jpeg_orientation(buf, len);
-    if ((flags & GF_DECODE_META) && read_meta(NULL, buf, len, &info->meta)) {
+    if ((flags & GF_DECODE_META) && read_meta(name, buf, len, &info->meta)) {
         gf_meta_free(&info->meta); /* out of memory: the CPU decoder says so */
         return 0;
     }
