@@ -241,7 +241,9 @@ static int turns(const gf_stage *stages, int n)
 }
 
 /* Encodes and writes the image output: from the host image, or with
- * --backend cuda and a JPEG output, by nvJPEG from the device image. */
+ * --backend cuda and a JPEG output, by nvJPEG from the device image; with
+ * the input's ICC profile and EXIF (unless --strip), readied for the
+ * output's channels and, after a turn, Orientation 1 (gf_meta_prepare). */
 static int save(gf_worker *w, gf_job *j, const gf_image *img, const gf_dimage *dev,
                 gf_gpu *gpu)
 {
