@@ -104,8 +104,6 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         goto out;
     }
     info->orientation = gf_jpeg_orientation(buf, len);
-    if ((flags & GF_DECODE_META) && (rc = read_meta(name, buf, len, &info->meta)))
-        goto out;
     if ((rc = gf_image_alloc(out, w, h, channels, 8)))
         goto out;
     if (tjDecompress2(tj, buf, (unsigned long)len, out->data, w, (int)out->stride, h,
@@ -113,6 +111,9 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         rc = gf_err(GF_EDATA, name, "cannot decode JPEG: %s", tjGetErrorStr2(tj));
         goto out;
     }
+    /* once the image is whole: a file that fails says one thing, its error */
+    if (flags & GF_DECODE_META)
+        rc = read_meta(name, buf, len, &info->meta);
 out:
     tjDestroy(tj);
     return rc;
