@@ -5,7 +5,8 @@
  * alone; the ICC checks (size field, "acsp", 16 MiB); and a random ICC
  * profile and EXIF through gf_encode and gf_decode (GF_DECODE_META) of each
  * format that holds them, byte for byte, with the same bytes as before
- * when there is none. */
+ * when there is none; files that hold what the checks refuse decode with
+ * that dropped. */
 #include "common.h"
 
 #include "../../src/codec/codec.h"
@@ -370,12 +371,59 @@ static void test_jpeg_bad_icc(void **state)
     gf_image_free(&im);
 }
 
+/* PNG and WebP files that hold what the checks refuse (written as given):
+ * decoded, those dropped, the rest kept. */
+static void test_refused_kept_out(void **state)
+{
+    (void)state;
+    const gf_format fmts[] = {GF_FMT_PNG, GF_FMT_WEBP};
+    for (int fi = 0; fi < 2; fi++)
+        for (int k = 0; k < 3; k++) {
+            gf_image im, back;
+            gf_load_info info;
+            gf_meta m = {0};
+            unsigned char *buf;
+            size_t len, end;
+            random_layout(&im, 9, 7, 3, 8);
+            m.icc_len = 200 + test_rand() % 300;
+            m.icc = make_icc(m.icc_len, "RGB ");
+            m.exif = make_exif(k % 2, 3, 1, 5, &m.exif_len, &end);
+            if (k == 0) { /* EXIF over the limit */
+                m.exif = realloc(m.exif, GF_MAX_EXIF_BYTES + 1);
+                memset(m.exif + m.exif_len, 0, GF_MAX_EXIF_BYTES + 1 - m.exif_len);
+                m.exif_len = GF_MAX_EXIF_BYTES + 1;
+            } else if (k == 1) { /* no "acsp" */
+                m.icc[38] = 'x';
+            } else { /* a size field one short */
+                put32(m.icc, (uint32_t)m.icc_len - 1, 0);
+            }
+            gf_encode_opts o = opts_for(fmts[fi], &m);
+            assert_int_equal(gf_encode(&im, &o, &buf, &len), 0);
+            assert_int_equal(gf_decode("t", buf, len, &lim, GF_DECODE_META, &back, &info), 0);
+            assert_int_equal(back.width, 9);
+            if (k == 0) {
+                assert_null(info.meta.exif);
+                assert_non_null(info.meta.icc);
+            } else {
+                assert_null(info.meta.icc);
+                assert_int_equal(info.meta.exif_len, m.exif_len);
+                assert_memory_equal(info.meta.exif, m.exif, m.exif_len);
+            }
+            assert_int_equal(info.orientation, 5);
+            gf_meta_free(&info.meta);
+            gf_image_free(&back);
+            gf_image_free(&im);
+            gf_meta_free(&m);
+            free(buf);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orientation), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_icc_check),   cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_jpeg_bad_icc),
+        cmocka_unit_test(test_jpeg_bad_icc), cmocka_unit_test(test_refused_kept_out),
     };
     test_state(); /* print the seed first */
     return cmocka_run_group_tests_name("meta", tests, NULL, NULL);
