@@ -14,7 +14,7 @@ GF_CFLAGS = -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(OMP) $(SAN) -D_GNU_SOU
 NVJPEG ?= $(if $(wildcard $(CUDA_HOME)/include/nvjpeg.h),1,0)
 GF_NVCCFLAGS = -std=c++17 -Xcompiler -Wall,-fopenmp -DGF_HAVE_CUDA=1 -DGF_HAVE_NVJPEG=$(NVJPEG) \
                -DGF_CUDA_LIBDIR='"$(CUDA_LIBDIR)"' $(DEP_CFLAGS) $(NVCCFLAGS)
-GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lwebp -lwebpdemux -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lisal -ltiff -ldl -lpthread -lm \
+GF_LDLIBS = $(DEP_LDFLAGS) -lspng -lwebp -lwebpdemux -lwebpmux -Wl,-Bstatic -lturbojpeg -ljansson -ldeflate -Wl,-Bdynamic -lisal -ltiff -ldl -lpthread -lm \
             $(OMP) $(SAN) $(LDFLAGS)
 
 # The toolkit's own library folder: targets/<arch>-linux/lib (x86_64, sbsa
@@ -144,7 +144,7 @@ test-tsan:
 # (tests/fuzz/corpus/NAME) plus what earlier runs found (build/fuzz/corpus),
 # and leaves any crash in build/fuzz/crashes.
 FUZZ_SECONDS ?= 60
-FUZZERS := png jpeg bmp pnm tiff webp cli
+FUZZERS := png jpeg bmp pnm tiff webp cli meta
 FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 fuzz-build:
 	$(MAKE) CUDA=0 CC=clang OMP= B=build/fuzz SAN="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \

@@ -13,12 +13,12 @@ build="libstb-dev libdeflate-dev libturbojpeg0-dev libspng-dev libjansson-dev li
 fonts-dejavu-core zlib1g-dev libisal-dev libtiff-dev libwebp-dev"
 # the tests and their independent oracles: cmocka, bats, djpeg/cjpeg, ImageMagick, netpbm,
 # numpy, OpenCV, Pillow and tifffile (Debian's python3), tiffinfo and tiffcp, dwebp and cwebp
-# (webp), xmllint, GNU time; the scale-out tests: Slurm with munge (a single-node cluster on
+# (webp), xmllint, GNU time, exiftool (metadata); the scale-out tests: Slurm with munge (a single-node cluster on
 # localhost) and GNU parallel; make fuzz: clang and libFuzzer's runtime; valgrind: the PNG
 # encoder reads no uninitialised memory
 tests="libcmocka-dev bats libjpeg-turbo-progs imagemagick netpbm python3 python3-numpy
 python3-opencv python3-pil python3-tifffile libtiff-tools libxml2-utils time slurm-wlm munge
-parallel clang libclang-rt-dev valgrind webp"
+parallel clang libclang-rt-dev valgrind webp libimage-exiftool-perl"
 
 installed() { # installed PACKAGE: dpkg has it fully installed
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]

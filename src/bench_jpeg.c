@@ -154,7 +154,8 @@ static int shapes(photos *ph)
     for (int i = 0; i < ph->n && rc == 0; i++) {
         gf_load_info info;
         int w, h, ss;
-        ph->hw[i] = gf_jpeg_gpu_candidate(ph->data[i], ph->len[i], &limits, 0, &w, &h, &ss, &info);
+        ph->hw[i] = gf_jpeg_gpu_candidate("photo", ph->data[i], ph->len[i], &limits, 0, &w, &h, &ss,
+                                           &info);
         if (!ph->hw[i]) {
             gf_image im;
             if ((rc = gf_decode("photo", ph->data[i], ph->len[i], &limits, 0, &im, &info)))

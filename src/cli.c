@@ -17,8 +17,8 @@
 #define HELP_WIDTH 79
 
 enum {
-    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_COMPRESS, O_PAGE, O_FORCE,
-    O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
+    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_STRIP, O_COMPRESS, O_PAGE,
+    O_FORCE, O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
     O_AUTO_ORIENT, O_STATS,
     O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
     O_MAX_PIXELS, O_MAX_FILE_SIZE, O_MAX_IMAGE_BYTES, O_HELP, O_VERSION,
@@ -42,7 +42,8 @@ static const char *const sections[] = {"Input", "Stages", "Stage settings", "Ker
 
 static const cli_opt cli_opts[] = {
     {"auto-orient", 0, NULL, O_AUTO_ORIENT, "Input",
-     "turn a JPEG upright by its EXIF Orientation tag (1-8) before the stages"},
+     "turn an image upright by its EXIF Orientation (1-8; JPEG, PNG, TIFF, WebP) before "
+     "the stages"},
     {"page", 0, "N", O_PAGE, "Input", "the page of a multi-page TIFF to read, from 0 (default 0)"},
     {"stats", 0, NULL, O_STATS, "Stage settings",
      "histogram statistics as key=value lines on stdout (a histogram at the end if no --hist)"},
@@ -58,6 +59,9 @@ static const cli_opt cli_opts[] = {
     {"png-level", 0, "N", O_PNG_LEVEL, "Output", "PNG deflate level 0-12 (default 1)"},
     {"quality", 0, "N", O_QUALITY, "Output", "JPEG and lossy WebP quality 1-100 (default 90)"},
     {"lossless", 0, NULL, O_LOSSLESS, "Output", "WebP lossless (default: lossy at --quality)"},
+    {"strip", 0, NULL, O_STRIP, "Output",
+     "write no ICC profile and no EXIF (default: kept from the input where the format holds "
+     "them)"},
     {"compress", 0, "none|lzw|deflate|packbits", O_COMPRESS, "Output",
      "TIFF compression (default deflate; deflate and lzw with the horizontal predictor)"},
     {"force", 0, NULL, O_FORCE, "Output", "allow FILE to be the input file"},
@@ -423,6 +427,7 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
     case O_PNG_LEVEL: return gf_parse_int("--png-level", arg, 0, 12, &p->png_level);
     case O_QUALITY: return gf_parse_int("--quality", arg, 1, 100, &p->jpeg_quality);
     case O_LOSSLESS: p->webp_lossless = 1; break;
+    case O_STRIP: p->strip = 1; break;
     case O_COMPRESS: {
         /* in gf_tiff_compress's order */
         static const char *const schemes[] = {"deflate", "none", "lzw", "packbits"};

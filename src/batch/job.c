@@ -198,34 +198,74 @@ static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size
     return 0;
 }
 
-/* Decodes the input on the CPU. */
-static int decode_cpu(gf_worker *w, const gf_item *it, const unsigned char *buf, size_t len,
-                      gf_image *img, gf_load_info *info)
+/* GF_DECODE_META when job j's input metadata is wanted and not yet read:
+ * an image output, no --strip. */
+static int meta_flag(const gf_plan *p, const gf_job *j)
+{
+    return j->it->out && !p->strip && !j->meta_read ? GF_DECODE_META : 0;
+}
+
+/* Keeps the metadata a decoder read (flags had GF_DECODE_META) in j. */
+static void take_meta(gf_job *j, int flags, gf_load_info *info)
+{
+    if (!(flags & GF_DECODE_META))
+        return;
+    gf_meta_free(&j->meta);
+    j->meta = info->meta;
+    memset(&info->meta, 0, sizeof info->meta);
+    j->meta_read = 1;
+}
+
+/* Decodes job j's input on the CPU. */
+static int decode_cpu(gf_worker *w, gf_job *j, gf_image *img, gf_load_info *info)
 {
     const gf_plan *p = w->plan;
-    int rc = gf_decode(display_name(it->path), buf, len, &p->limits, gf_job_decode_flags(p), img,
-                       info);
-    if (rc == 0)
+    const int flags = gf_job_decode_flags(p) | meta_flag(p, j);
+    int rc = gf_decode(display_name(j->it->path), j->buf, j->len, &p->limits, flags, img, info);
+    if (rc == 0) {
+        take_meta(j, flags, info);
         lap(w, "decode", info->format, 0);
+    }
     return rc;
 }
 
+/* 1 when one of stages[0, n) turns or mirrors the image (--auto-orient's
+ * turn, --rotate and the like): the output's EXIF Orientation is then 1. */
+static int turns(const gf_stage *stages, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (stages[i].ops == gf_orient_stage(GF_TRANSPOSE) ||
+            stages[i].ops == gf_orient_stage(GF_FLIP))
+            return 1;
+    return 0;
+}
+
 /* Encodes and writes the image output: from the host image, or with
- * --backend cuda and a JPEG output, by nvJPEG from the device image. */
-static int save(gf_worker *w, const gf_item *it, const gf_image *img, const gf_dimage *dev,
+ * --backend cuda and a JPEG output, by nvJPEG from the device image; with
+ * the input's ICC profile and EXIF (unless --strip), readied for the
+ * output's channels and, after a turn, Orientation 1 (gf_meta_prepare). */
+static int save(gf_worker *w, gf_job *j, const gf_image *img, const gf_dimage *dev,
                 gf_gpu *gpu)
 {
     const gf_plan *p = w->plan;
+    const gf_item *it = j->it;
+    const int any = j->meta.icc || j->meta.exif;
     const gf_encode_opts eo = {.format = p->format,
                                .png_level = p->png_level,
                                .quality = p->jpeg_quality,
                                .compress = p->tiff_compress,
-                               .lossless = p->webp_lossless};
+                               .lossless = p->webp_lossless,
+                               .meta = any && !p->strip ? &j->meta : NULL};
     unsigned char *buf;
     size_t len;
-    int rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
-                 : gf_encode(img, &eo, &buf, &len);
+    int rc;
 
+    if (eo.meta)
+        gf_meta_prepare(&j->meta, w->rep.out.channels, turns(j->stages, j->nstages));
+    rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
+             : gf_encode(img, &eo, &buf, &len);
+    if (rc == 0 && dev && eo.meta && (rc = gf_jpeg_add_meta(&buf, &len, eo.meta)))
+        free(buf);
     if (rc)
         return rc;
     lap(w, "encode", dev ? "jpeg-gpu" : gf_format_name(p->format), 0);
@@ -371,7 +411,7 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
 
     *gpu = NULL;
     memset(dev, 0, sizeof *dev);
-    if ((rc = decode_cpu(w, it, j->buf, j->len, &img, &info)))
+    if ((rc = decode_cpu(w, j, &img, &info)))
         return rc;
     sh = gf_image_shape(&img);
     if (info.format && !strcmp(info.format, "jpeg") && w->jpeg_seen && use_gpu)
@@ -462,7 +502,7 @@ static int finish(gf_worker *w, gf_job *j, int rc)
     if (rc == 0)
         rc = write_reports(w, it, results);
     if (rc == 0 && it->out)
-        rc = save(w, it, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
+        rc = save(w, j, &result, encodes_on_gpu(p, it, gpu) ? &dev : NULL, gpu);
     if (j->hw.data) /* the result is downloaded or encoded: the buffer is free */
         w->give_back(w, gpu, j);
     if (rc == 0 || (p->compare && rep->compare.n)) {
@@ -490,6 +530,7 @@ static int finish(gf_worker *w, gf_job *j, int rc)
         free(all[s].vals);
     if (owned)
         gf_image_free(&result);
+    gf_meta_free(&j->meta);
     free(j);
     return -rc;
 }
@@ -502,13 +543,15 @@ static int offload(gf_worker *w, gf_job *j, int *rc)
 {
     const gf_plan *p = w->plan;
     gf_load_info info;
+    const int flags = gf_job_decode_flags(p) | meta_flag(p, j);
     int subsamp;
 
     if (!w->offload)
         return 0;
     j->status = GF_JPEG_GPU_REFUSED;
-    if (gf_jpeg_gpu_candidate(j->buf, j->len, &p->limits, gf_job_decode_flags(p),
+    if (gf_jpeg_gpu_candidate(display_name(j->it->path), j->buf, j->len, &p->limits, flags,
                               &j->shape.width, &j->shape.height, &subsamp, &info)) {
+        take_meta(j, flags, &info);
         j->shape.channels = info.channels;
         j->shape.bits = 8;
         j->nstages = file_stages(p, &info, j->stages, &j->first);

@@ -52,6 +52,9 @@ typedef struct gf_job {
                              (gf_pipeline_capacity); zeroed once given back */
     int status;           /* GF_JPEG_GPU_DONE, _REFUSED or _FAILED (then the CPU decodes) */
     int slot;             /* the pool's GPU it was queued on */
+    gf_meta meta;         /* the input's ICC profile and EXIF, for the output (not with
+                             --strip) */
+    int meta_read;        /* meta is read (once: its warnings are said once) */
     struct gf_job *next;
 } gf_job;
 

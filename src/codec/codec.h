@@ -7,7 +7,9 @@
  * function below finds them.
  * third_party/README.md says why each library. Decoders keep the file's
  * channels (gray, gray+alpha, RGB, RGBA) and depth (8 or 16 bits); encoders
- * write what the image has, where the format can hold it. */
+ * write what the image has, where the format can hold it. An ICC profile
+ * and EXIF travel beside the image (gf_meta): read with GF_DECODE_META,
+ * written through gf_encode_opts.meta. */
 #ifndef GF_CODEC_H
 #define GF_CODEC_H
 
@@ -100,6 +102,34 @@ int gf_format_holds(gf_format f, int channels, int bits);
  * GF_EUSAGE. */
 int gf_format_check_name(const char *path, gf_format *fmt, int given);
 
+/* An image's colour profile and EXIF, carried from input to output (host
+ * memory, malloc'd and owned; NULL and 0 when absent). icc: an ICC profile,
+ * at most GF_MAX_ICC_BYTES, whose header's size field (bytes 0-3,
+ * big-endian) is its length and which has "acsp" at offset 36. exif: the
+ * TIFF-structured EXIF ("II*\0" or "MM\0*", an IFD0 offset within it;
+ * without JPEG's "Exif\0\0"), at most GF_MAX_EXIF_BYTES. Decoders drop
+ * anything else with a warning on stderr, "gpufilt: NAME: ICC profile
+ * dropped: REASON" (or "EXIF dropped"). */
+typedef struct gf_meta {
+    unsigned char *icc;
+    size_t icc_len;
+    unsigned char *exif;
+    size_t exif_len;
+} gf_meta;
+
+#define GF_MAX_ICC_BYTES (16u << 20) /* 16 MiB */
+#define GF_MAX_EXIF_BYTES 65527u     /* what one JPEG APP1 segment holds */
+
+/* Frees m's blobs and zeroes it; m may be NULL. */
+void gf_meta_free(gf_meta *m);
+
+/* Readies m for an output of `channels` channels: drops an ICC profile
+ * whose colour space does not suit them (GRAY for 1 or 2 channels, RGB for
+ * 3 or 4; any other space is dropped too), and with upright set rewrites the
+ * EXIF Orientation to 1 (the pixels were turned upright, or turned by a
+ * stage). In place; never fails. */
+void gf_meta_prepare(gf_meta *m, int channels, int upright);
+
 /* How to encode an image output. */
 typedef struct gf_encode_opts {
     gf_format format;
@@ -107,6 +137,8 @@ typedef struct gf_encode_opts {
     int quality;   /* JPEG, lossy WebP: 1-100 */
     int compress;  /* TIFF: a gf_tiff_compress */
     int lossless;  /* WebP: 1 lossless (every sample kept), 0 lossy at quality */
+    const gf_meta *meta; /* written where the format holds it (JPEG: ICC, EXIF; PNG: iCCP,
+                            eXIf; TIFF: ICC; WebP: ICCP, EXIF); NULL: none */
 } gf_encode_opts;
 
 /* What the decoder found. */
@@ -115,7 +147,10 @@ typedef struct gf_load_info {
                            decoder's */
     int channels;       /* decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int bits;           /* decoded: 8 or 16 */
-    int orientation;    /* EXIF Orientation 1-8 (JPEG); 1 when absent or malformed */
+    int orientation;    /* EXIF Orientation 1-8 (JPEG, PNG eXIf, WebP EXIF, the TIFF
+                           tag); 1 when absent or malformed */
+    gf_meta meta;       /* with GF_DECODE_META: the file's ICC profile and EXIF, the
+                           caller's to free (gf_meta_free); else empty */
 } gf_load_info;
 
 /* gf_decode's flags. */
@@ -124,6 +159,10 @@ enum {
      * Y component, as libjpeg-turbo's grayscale decode (djpeg -grayscale)
      * gives it. Other formats decode as always. */
     GF_DECODE_LUMA = 1,
+    /* Keep the file's ICC profile and EXIF in info->meta (gf_meta's checks;
+     * what fails them is dropped with a warning). Without it nothing is
+     * kept and nothing is said. */
+    GF_DECODE_META = 2,
 };
 
 /* Reads all of `path` ("-": stdin) into a malloc'd buffer *buf of *len
@@ -205,11 +244,21 @@ int gf_peek_size(const unsigned char *buf, size_t len, gf_shape *shape);
  * or YCCK), within lim, Huffman-coded with at least one bit per luma block,
  * and it ends with its EOI marker (so it is not cut short). Sets *width,
  * *height and *info (format, channels, bits, orientation) as the CPU
- * decoder would with `flags` (GF_DECODE_LUMA: one channel), and *subsamp
- * to TurboJPEG's chroma subsampling (TJSAMP_*). 0 otherwise: the CPU
- * decodes it, and says why it fails. */
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
-                          int *width, int *height, int *subsamp, gf_load_info *info);
+ * decoder would with `flags` (GF_DECODE_LUMA: one channel; GF_DECODE_META:
+ * info->meta, the caller's to free, its warnings naming `name`), and
+ * *subsamp to TurboJPEG's chroma subsampling (TJSAMP_*). 0 otherwise (and
+ * nothing kept): the CPU decodes it, and says why it fails. */
+int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len,
+                          const gf_limits *lim, int flags, int *width, int *height, int *subsamp,
+                          gf_load_info *info);
+
+/* Adds m's EXIF (one APP1 "Exif\0\0" segment) and ICC profile (APP2
+ * "ICC_PROFILE\0" segments of at most 65519 bytes of it each, numbered
+ * from 1) to the JPEG in *buf (*len bytes, malloc'd: realloc'd here), right
+ * after its SOI marker and a JFIF APP0 segment that follows it. A profile
+ * over 255 segments is left out with a warning. m NULL or empty: nothing.
+ * Returns 0, or GF_EINTERNAL out of memory (*buf and *len unchanged). */
+int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m);
 
 /* gf_read_image + gf_decode (flags 0). */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
@@ -225,8 +274,13 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * gray+alpha as RGB and RGBA with R = G = B, lossless when o->lossless
  * (every sample kept, the colour under zero alpha too), else lossy at
  * o->quality with alpha kept losslessly (libwebp, method 4, one thread; an
- * alpha channel that is 255 throughout is left out). The bytes depend only
- * on im and o. Errors: GF_EUSAGE when the format cannot hold the image
+ * alpha channel that is 255 throughout is left out). o->meta, when given,
+ * adds its ICC profile and EXIF: JPEG APP1 Exif and APP2 ICC_PROFILE
+ * segments after SOI and JFIF; PNG iCCP ("ICC Profile", zlib) and eXIf
+ * chunks after IHDR; TIFF the ICC profile tag (no EXIF); WebP ICCP and EXIF
+ * chunks (libwebpmux: an extended file); PNM and PAM nothing. Without
+ * o->meta, or with an empty one, the bytes are as they were without
+ * metadata. The bytes depend only on im and o. Errors: GF_EUSAGE when the format cannot hold the image
  * (gf_format_holds; WebP also refuses a side over 16383), GF_EINTERNAL (out
  * of memory, or o->format no written format). */
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len);

@@ -1,8 +1,9 @@
 /* common.h - the bottom layer of src/codec/ (internal): what the format
  * files and the layers above them share, calling nothing of src/codec/
  * above it. common.c checks sizes and converts samples; io.c reads inputs
- * (and writes outputs, codec.h). The layers, each calling only those below:
- * common.c and io.c; the formats (png.c, jpeg.c, bmp.c, pnm.c: formats.h);
+ * (and writes outputs, codec.h); meta.c checks ICC profiles and EXIF
+ * (meta.h). The layers, each calling only those below: common.c, io.c and
+ * meta.c; the formats (png.c, jpeg.c, bmp.c, pnm.c: formats.h);
  * registry.c (registry.h); decode.c and encode.c (codec.h). make test-layers
  * checks that no file of src/codec/ calls or includes its way back up. */
 #ifndef GF_CODEC_COMMON_H

@@ -72,9 +72,10 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
         return gf_err(GF_EDATA, name, "%s has one page; --page %u does not exist", c->label,
                       lim->page);
     rc = c->decode(name, buf, len, lim, flags, out, info);
-    if (rc)
+    if (rc) {
         gf_image_free(out);
-    else {
+        gf_meta_free(&info->meta);
+    } else {
         info->channels = out->channels;
         info->bits = out->bits;
     }

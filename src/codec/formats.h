@@ -1,11 +1,13 @@
 /* formats.h - the functions of the codec's per-format files (internal to
  * src/codec/), which registry.c lists. A format file calls only the bottom
- * layer (common.h), never decode.c, encode.c or the registry. For a format
+ * layer (common.h, meta.h), never decode.c, encode.c or the registry. For a format
  * "x" (file x.c), as registry.h's gf_codec holds them:
  * - gf_x_sniff: 1 when buf (len bytes, len may be short) starts with the
  *   format's signature, else 0. The signatures of all formats are disjoint.
  * - gf_decode_x: gf_decode's contract (codec.h) for the format; *info is
- *   zeroed (orientation 1) and *out empty on entry; it sets info->format.
+ *   zeroed (orientation 1) and *out empty on entry; it sets info->format,
+ *   info->orientation where the file has one, and with GF_DECODE_META in
+ *   flags info->meta (meta.h's gf_meta_keep_*).
  * - gf_peek_x: gf_peek_size's contract: width, height and layout from the
  *   header, or -1.
  * - gf_encode_x: gf_encode's contract, for an image whose layout the
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "meta.h"
 
 /* PNG (png.c; libspng decodes). */
 static inline int gf_png_sniff(const unsigned char *buf, size_t len)

@@ -3,8 +3,10 @@
  * decompression (accurate integer IDCT, fancy upsampling: djpeg's and
  * OpenCV's), gray as stored, and on request the file's own luma (Y)
  * component as libjpeg-turbo's grayscale decode (djpeg -grayscale) gives
- * it; encoding of 8-bit gray and RGB. The EXIF Orientation tag is read here
- * too (TIFF 6.0 and Exif 2.3 layouts). */
+ * it; encoding of 8-bit gray and RGB. The EXIF (APP1) and ICC profile
+ * (APP2) segments are read and written here too, their contents checked
+ * and the Orientation tag read by meta.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ static int long_enough(size_t len, int w, int h)
 {
     return (uint64_t)len * 8 * 64 / MIN_BITS_PER_BLOCK >= (uint64_t)w * (uint64_t)h;
 }
+
+static int read_meta(const char *name, const unsigned char *buf, size_t len, gf_meta *m);
 
 /* Decoding flags: stop at the first warning (truncated or corrupt data is
  * an error, and found quickly), and at most 500 progressive scans. */
@@ -107,13 +111,17 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         rc = gf_err(GF_EDATA, name, "cannot decode JPEG: %s", tjGetErrorStr2(tj));
         goto out;
     }
+    /* once the image is whole: a file that fails says one thing, its error */
+    if (flags & GF_DECODE_META)
+        rc = read_meta(name, buf, len, &info->meta);
 out:
     tjDestroy(tj);
     return rc;
 }
 
-int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits *lim, int flags,
-                          int *width, int *height, int *subsamp, gf_load_info *info)
+int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len,
+                          const gf_limits *lim, int flags, int *width, int *height, int *subsamp,
+                          gf_load_info *info)
 {
     tjhandle tj;
     int colorspace, ok, channels = 1;
@@ -138,6 +146,10 @@ int gf_jpeg_gpu_candidate(const unsigned char *buf, size_t len, const gf_limits 
     info->channels = channels;
     info->bits = 8;
     info->orientation = gf_jpeg_orientation(buf, len);
+    if ((flags & GF_DECODE_META) && read_meta(name, buf, len, &info->meta)) {
+        gf_meta_free(&info->meta); /* out of memory: the CPU decoder says so */
+        return 0;
+    }
     return 1;
 }
 
@@ -159,48 +171,15 @@ int gf_encode_jpeg(const gf_image *im, const gf_encode_opts *o, unsigned char **
     } else {
         memcpy(*out, buf, size);
         *len = size;
+        if ((rc = gf_jpeg_add_meta(out, len, o->meta))) {
+            free(*out);
+            *out = NULL;
+            *len = 0;
+        }
     }
     tjFree(buf);
     tjDestroy(tj);
     return rc;
-}
-
-/* Reads a 16- or 32-bit value of the TIFF byte order at p (4 bytes inside
- * the buffer are the caller's to check). */
-static unsigned get16(const unsigned char *p, int le)
-{
-    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
-}
-
-static uint32_t get32(const unsigned char *p, int le)
-{
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Orientation (tag 0x0112, SHORT, count 1) in IFD0 of the TIFF structure
- * at t (n bytes), or 1. */
-static int tiff_orientation(const unsigned char *t, size_t n)
-{
-    int le;
-    uint32_t ifd;
-
-    if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M')))
-        return 1;
-    le = t[0] == 'I';
-    if (get16(t + 2, le) != 42 || (ifd = get32(t + 4, le)) > n - 2)
-        return 1;
-    unsigned count = get16(t + ifd, le);
-    for (unsigned i = 0; i < count; i++) {
-        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
-        if (e + 12 > n)
-            return 1;
-        if (get16(t + e, le) == 0x0112) {
-            unsigned type = get16(t + e + 2, le), v = get16(t + e + 8, le);
-            return type == 3 && get32(t + e + 4, le) == 1 && v >= 1 && v <= 8 ? (int)v : 1;
-        }
-    }
-    return 1;
 }
 
 int gf_jpeg_orientation(const unsigned char *buf, size_t len)
@@ -213,8 +192,134 @@ int gf_jpeg_orientation(const unsigned char *buf, size_t len)
         if (m == 0xda || m == 0xd9 || seg < 2 || p + 2 + seg > len)
             return 1; /* the image data, or a broken segment: no EXIF before it */
         if (m == 0xe1 && seg >= 8 && !memcmp(buf + p + 4, "Exif\0\0", 6))
-            return tiff_orientation(buf + p + 10, seg - 8);
+            return gf_exif_orientation_or_1(buf + p + 10, seg - 8);
         p += 2 + seg;
     }
     return 1;
+}
+
+#define ICC_SIG "ICC_PROFILE" /* and its NUL: 12 bytes */
+#define ICC_CHUNK 65519        /* bytes of profile in one APP2 segment at most */
+
+/* Keeps the first APP1 Exif segment's EXIF and the ICC profile of the APP2
+ * ICC_PROFILE segments (each numbered i of n, 1 <= i <= n, every one once:
+ * joined in their order) before the image data in m, by meta.h's checks. */
+static int read_meta(const char *name, const unsigned char *buf, size_t len, gf_meta *m)
+{
+    size_t p = 2, at[256] = {0}, size[256] = {0}, total = 0;
+    unsigned count = 0, seen = 0;
+    int exif = 0, rc = 0;
+    const char *bad = NULL;
+    unsigned char *icc;
+
+    while (p + 4 <= len && buf[p] == 0xff) {
+        unsigned mk = buf[p + 1];
+        size_t seg = (size_t)buf[p + 2] << 8 | buf[p + 3];
+        if (mk == 0xff) {
+            p++;
+            continue;
+        }
+        if (mk == 0xda || mk == 0xd9 || seg < 2 || p + 2 + seg > len)
+            break;
+        const unsigned char *d = buf + p + 4;
+        const size_t n = seg - 2;
+        if (mk == 0xe1 && !exif && n >= 6 && !memcmp(d, "Exif\0\0", 6)) {
+            exif = 1;
+            if ((rc = gf_meta_keep_exif(m, name, d + 6, n - 6)))
+                return rc;
+        } else if (mk == 0xe2 && n >= 14 && !memcmp(d, ICC_SIG, 12) && !bad) {
+            const unsigned i = d[12], c = d[13];
+            if (c == 0 || i == 0 || i > c || (count && c != count))
+                bad = "its APP2 segments are misnumbered";
+            else if (at[i])
+                bad = "an APP2 segment is repeated";
+            else {
+                count = c;
+                at[i] = p + 4 + 14;
+                size[i] = n - 14;
+                total += n - 14;
+                seen++;
+            }
+        }
+        p += 2 + seg;
+    }
+    if (!bad && count && seen != count)
+        bad = "some of its APP2 segments are missing";
+    if (bad) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "ICC profile dropped: %s", bad);
+        gf_meta_warn(name, msg);
+        return 0;
+    }
+    if (!count)
+        return 0;
+    if (total > GF_MAX_ICC_BYTES) {
+        gf_meta_warn(name, "ICC profile dropped: larger than 16 MiB");
+        return 0;
+    }
+    if (!(icc = malloc(total ? total : 1)))
+        return gf_err(GF_EINTERNAL, name, "out of memory reading metadata");
+    for (unsigned i = 1, o = 0; i <= count; o += (unsigned)size[i], i++)
+        memcpy(icc + o, buf + at[i], size[i]);
+    rc = gf_meta_keep_icc(m, name, icc, total);
+    free(icc);
+    return rc;
+}
+
+static void put16(unsigned char *p, size_t v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m)
+{
+    size_t at = 2, extra = 0, nicc = 0;
+    int icc = m && m->icc && m->icc_len;
+    const int exif = m && m->exif && m->exif_len && m->exif_len <= GF_MAX_EXIF_BYTES;
+    unsigned char *out, *q;
+
+    if (icc) {
+        nicc = (m->icc_len + ICC_CHUNK - 1) / ICC_CHUNK;
+        if (nicc > 255) {
+            gf_meta_warn(NULL, "ICC profile left out of the JPEG: over 255 APP2 segments");
+            icc = 0;
+        }
+    }
+    if ((!icc && !exif) || *len < 2)
+        return 0;
+    if (*len >= 10 && (*buf)[2] == 0xff && (*buf)[3] == 0xe0 && !memcmp(*buf + 6, "JFIF", 4) &&
+        4 + (((size_t)(*buf)[4] << 8) | (*buf)[5]) <= *len)
+        at = 4 + (((size_t)(*buf)[4] << 8) | (*buf)[5]);
+    if (exif)
+        extra += 4 + 6 + m->exif_len;
+    if (icc)
+        extra += nicc * (4 + 14) + m->icc_len;
+    if (!(out = malloc(*len + extra)))
+        return gf_err(GF_EINTERNAL, NULL, "out of memory writing JPEG metadata");
+    memcpy(out, *buf, at);
+    q = out + at;
+    if (exif) {
+        q[0] = 0xff, q[1] = 0xe1;
+        put16(q + 2, 2 + 6 + m->exif_len);
+        memcpy(q + 4, "Exif\0\0", 6);
+        memcpy(q + 10, m->exif, m->exif_len);
+        q += 10 + m->exif_len;
+    }
+    for (size_t i = 0; icc && i < nicc; i++) {
+        const size_t off = i * ICC_CHUNK,
+                     n = m->icc_len - off < ICC_CHUNK ? m->icc_len - off : ICC_CHUNK;
+        q[0] = 0xff, q[1] = 0xe2;
+        put16(q + 2, 2 + 14 + n);
+        memcpy(q + 4, ICC_SIG, 12);
+        q[16] = (unsigned char)(i + 1);
+        q[17] = (unsigned char)nicc;
+        memcpy(q + 18, m->icc + off, n);
+        q += 18 + n;
+    }
+    memcpy(q, *buf + at, *len - at);
+    free(*buf);
+    *buf = out;
+    *len += extra;
+    return 0;
 }

@@ -194,6 +194,28 @@ out:
     return rc;
 }
 
+/* The EXIF Orientation of a decoded file's eXIf chunk, and with
+ * GF_DECODE_META in flags its iCCP profile (decompressed) and eXIf kept in
+ * info->meta. */
+static int read_meta(spng_ctx *ctx, const char *name, int flags, gf_load_info *info)
+{
+    struct spng_iccp iccp;
+    struct spng_exif exif;
+    int rc = 0;
+
+    if (spng_get_exif(ctx, &exif) == 0) {
+        info->orientation =
+            gf_exif_orientation_or_1((const unsigned char *)exif.data, exif.length);
+        if (flags & GF_DECODE_META)
+            rc = gf_meta_keep_exif(&info->meta, name, (const unsigned char *)exif.data,
+                                   exif.length);
+    }
+    if (rc == 0 && (flags & GF_DECODE_META) && spng_get_iccp(ctx, &iccp) == 0)
+        rc = gf_meta_keep_icc(&info->meta, name, (const unsigned char *)iccp.profile,
+                              iccp.profile_len);
+    return rc;
+}
+
 int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   int flags, gf_image *out, gf_load_info *info)
 {
@@ -293,6 +315,8 @@ int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const 
     if ((e = spng_decode_chunks(ctx)))
         rc = spng_error(name, e);
 out:
+    if (rc == 0)
+        rc = read_meta(ctx, name, flags, info);
     free(rows);
     spng_ctx_free(ctx);
     return rc;
@@ -341,6 +365,41 @@ static size_t chunk(unsigned char *dst, const char *type, const unsigned char *d
         memcpy(dst + 8, data, n);
     put32(dst + 8 + n, (uint32_t)libdeflate_crc32(0, dst + 4, n + 4));
     return n + 12;
+}
+
+#define ICC_NAME "ICC Profile" /* iCCP's profile name */
+#define ICC_LEVEL 9               /* libdeflate's level for the profile */
+
+/* The payload of an iCCP chunk for o->meta's profile (its name, NUL,
+ * compression method 0, the profile as one zlib stream) in *dst, malloc'd,
+ * of *n bytes; *dst NULL and 0 when there is no profile. -1 out of memory. */
+static int iccp_payload(const gf_encode_opts *o, unsigned char **dst, size_t *n)
+{
+    const gf_meta *m = o->meta;
+    struct libdeflate_compressor *c;
+    const size_t head = sizeof ICC_NAME + 1;
+    size_t bound, z = 0;
+
+    *dst = NULL;
+    *n = 0;
+    if (!m || !m->icc || !m->icc_len)
+        return 0;
+    if (!(c = libdeflate_alloc_compressor(ICC_LEVEL)))
+        return -1;
+    bound = libdeflate_zlib_compress_bound(c, m->icc_len);
+    if ((*dst = malloc(head + bound))) {
+        memcpy(*dst, ICC_NAME, sizeof ICC_NAME);
+        (*dst)[sizeof ICC_NAME] = 0;
+        z = libdeflate_zlib_compress(c, m->icc, m->icc_len, *dst + head, bound);
+    }
+    libdeflate_free_compressor(c);
+    if (!z) {
+        free(*dst);
+        *dst = NULL;
+        return -1;
+    }
+    *n = head + z;
+    return 0;
 }
 
 /* Bytes of one of im's rows in the file (16-bit samples big-endian). */
@@ -498,7 +557,10 @@ int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **o
                   ihdr[13], *p;
     size_t total = 8 + 25 + 12 + 6; /* signature, IHDR, IEND, zlib header and Adler-32 */
     uint32_t adler = 1;
-    int failed = !sg || !f;
+    unsigned char *iccp = NULL;
+    size_t iccp_len = 0;
+    const int exif = o->meta && o->meta->exif && o->meta->exif_len;
+    int failed = !sg || !f || iccp_payload(o, &iccp, &iccp_len);
 
     for (int k = 0; !failed && k < nseg; k++) {
         const int y0 = k * rows_per, y1 = segment_end(k, nseg, rows_per, im->height);
@@ -525,8 +587,10 @@ int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **o
     }
     for (int k = 0; !failed && k < nseg; k++)
         total += sg[k].n + 12;
+    total += (iccp ? iccp_len + 12 : 0) + (exif ? o->meta->exif_len + 12 : 0);
     *out = failed ? NULL : malloc(total);
     if (!*out) {
+        free(iccp);
         for (int k = 0; sg && k < nseg; k++)
             free(sg[k].z);
         free(sg);
@@ -543,6 +607,11 @@ int gf_encode_png(const gf_image *im, const gf_encode_opts *o, unsigned char **o
     ihdr[9] = color_type[im->channels];
     memset(ihdr + 10, 0, 3);
     p += chunk(p, "IHDR", ihdr, 13);
+    if (iccp)
+        p += chunk(p, "iCCP", iccp, iccp_len);
+    if (exif)
+        p += chunk(p, "eXIf", o->meta->exif, o->meta->exif_len);
+    free(iccp);
     if (!isal) {
         p += chunk(p, "IDAT", sg[0].z, sg[0].n);
     } else {

@@ -554,6 +554,22 @@ static int read_pixels(tdec *d)
     return rc;
 }
 
+/* The page's Orientation tag (1-8, else 1), and with GF_DECODE_META in
+ * flags its ICC profile (tag 34675) kept in info->meta. The EXIF
+ * directory is not read. */
+static int read_meta(const tdec *d, int flags, gf_load_info *info)
+{
+    uint16_t o = 1;
+    uint32_t n = 0;
+    void *icc = NULL;
+
+    if (TIFFGetField(d->tif, TIFFTAG_ORIENTATION, &o) && o >= 1 && o <= 8)
+        info->orientation = o;
+    if ((flags & GF_DECODE_META) && TIFFGetField(d->tif, TIFFTAG_ICCPROFILE, &n, &icc) && icc)
+        return gf_meta_keep_icc(&info->meta, d->name, icc, n);
+    return 0;
+}
+
 int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                    int flags, gf_image *out, gf_load_info *info)
 {
@@ -564,7 +580,6 @@ int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const
     tdir_t pages;
     int rc = 0;
 
-    (void)flags;
     info->format = "tiff";
     if (!(d.tif = open_mem(&m, &msg, "r")))
         return gf_err(GF_EDATA, name, "TIFF cannot be read%s%s", msg.errors ? ": " : "",
@@ -609,7 +624,8 @@ int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const
     if ((rc = gf_image_alloc(out, (int)d.L.w, (int)d.L.h, d.L.channels, d.L.bits)))
         goto out;
     msg.errors = 0;
-    rc = read_pixels(&d);
+    if ((rc = read_pixels(&d)) == 0)
+        rc = read_meta(&d, flags, info);
 out:
     TIFFClose(d.tif);
     return rc;
@@ -654,7 +670,9 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
          TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rps) &&
          (im->channels % 2 || TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha)) &&
          ((compress != COMPRESSION_ADOBE_DEFLATE && compress != COMPRESSION_LZW) ||
-          TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL));
+          TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) &&
+         (!o->meta || !o->meta->icc || !o->meta->icc_len ||
+          TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)o->meta->icc_len, o->meta->icc));
     /* libtiff changes what it is given (predictor, byte swapping): a copy */
     if (ok && !(strip = malloc(row * rps)))
         ok = 0;

@@ -14,6 +14,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 #include "formats.h"
 
@@ -124,15 +125,58 @@ static int decode_first_frame(const char *name, const unsigned char *buf, size_t
     return rc;
 }
 
+/* The EXIF Orientation of an extended file's (VP8X) EXIF chunk, and with
+ * GF_DECODE_META in flags its ICCP and EXIF chunks kept in info->meta. A
+ * file whose chunks libwebp's demuxer does not take has none. */
+static int read_meta(const char *name, const unsigned char *buf, size_t len, int flags,
+                     gf_load_info *info)
+{
+    WebPData data = {buf, len};
+    WebPDemuxer *dmx;
+    WebPChunkIterator ci;
+    uint32_t ff;
+    int rc = 0;
+
+    if (len < 16 || memcmp(buf + 12, "VP8X", 4) || !(dmx = WebPDemux(&data)))
+        return 0;
+    ff = WebPDemuxGetI(dmx, WEBP_FF_FORMAT_FLAGS);
+    if ((ff & EXIF_FLAG) && WebPDemuxGetChunk(dmx, "EXIF", 1, &ci)) {
+        info->orientation = gf_exif_orientation_or_1(ci.chunk.bytes, ci.chunk.size);
+        if (flags & GF_DECODE_META)
+            rc = gf_meta_keep_exif(&info->meta, name, ci.chunk.bytes, ci.chunk.size);
+        WebPDemuxReleaseChunkIterator(&ci);
+    }
+    if (rc == 0 && (flags & GF_DECODE_META) && (ff & ICCP_FLAG) &&
+        WebPDemuxGetChunk(dmx, "ICCP", 1, &ci)) {
+        rc = gf_meta_keep_icc(&info->meta, name, ci.chunk.bytes, ci.chunk.size);
+        WebPDemuxReleaseChunkIterator(&ci);
+    }
+    WebPDemuxDelete(dmx);
+    return rc;
+}
+
+static int decode_image(const char *name, const unsigned char *buf, size_t len,
+                        const gf_limits *lim, gf_image *out);
+
 int gf_decode_webp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                    int flags, gf_image *out, gf_load_info *info)
+{
+    int rc; /* GF_DECODE_LUMA: a WebP decodes as always */
+
+    info->format = "webp";
+    if ((rc = decode_image(name, buf, len, lim, out)))
+        return rc;
+    return read_meta(name, buf, len, flags, info);
+}
+
+/* gf_decode_webp's image. */
+static int decode_image(const char *name, const unsigned char *buf, size_t len,
+                        const gf_limits *lim, gf_image *out)
 {
     WebPBitstreamFeatures f;
     VP8StatusCode st;
     int channels, rc;
-    (void)flags; /* GF_DECODE_LUMA: a WebP decodes as always */
 
-    info->format = "webp";
     if ((st = WebPGetFeatures(buf, len, &f)) != VP8_STATUS_OK)
         return status_error(name, st);
     channels = f.has_alpha ? 4 : 3;
@@ -158,6 +202,40 @@ static const char *encode_words(WebPEncodingError e)
     case VP8_ENC_ERROR_FILE_TOO_BIG: return "the file would exceed 4 GiB";
     default: return "encoding failed";
     }
+}
+
+/* m's ICC profile and EXIF as ICCP and EXIF chunks of the file in *out
+ * (*len bytes, malloc'd), by libwebpmux, which makes it an extended (VP8X)
+ * file; nothing when m has neither. 0, or GF_EINTERNAL (*out freed). */
+static int add_meta(unsigned char **out, size_t *len, const gf_meta *m)
+{
+    const int icc = m && m->icc && m->icc_len, exif = m && m->exif && m->exif_len;
+    WebPData in = {*out, *len}, chunk, res = {NULL, 0};
+    WebPMux *mux;
+    int ok;
+
+    if (!icc && !exif)
+        return 0;
+    ok = (mux = WebPMuxCreate(&in, 0)) != NULL;
+    if (ok && icc) {
+        chunk.bytes = m->icc;
+        chunk.size = m->icc_len;
+        ok = WebPMuxSetChunk(mux, "ICCP", &chunk, 0) == WEBP_MUX_OK;
+    }
+    if (ok && exif) {
+        chunk.bytes = m->exif;
+        chunk.size = m->exif_len;
+        ok = WebPMuxSetChunk(mux, "EXIF", &chunk, 0) == WEBP_MUX_OK;
+    }
+    ok = ok && WebPMuxAssemble(mux, &res) == WEBP_MUX_OK;
+    WebPMuxDelete(mux);
+    free(*out);
+    *out = ok ? malloc(res.size ? res.size : 1) : NULL;
+    if (*out)
+        memcpy(*out, res.bytes, res.size);
+    *len = *out ? res.size : 0;
+    WebPDataClear(&res);
+    return *out ? 0 : gf_err(GF_EINTERNAL, NULL, "WebP encoder: cannot add the metadata");
 }
 
 int gf_encode_webp(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
@@ -226,6 +304,7 @@ int gf_encode_webp(const gf_image *im, const gf_encode_opts *o, unsigned char **
     } else {
         memcpy(*out, wr.mem, wr.size);
         *len = wr.size;
+        rc = add_meta(out, len, o->meta);
     }
     WebPMemoryWriterClear(&wr);
     WebPPictureFree(&pic);

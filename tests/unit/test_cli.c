@@ -123,6 +123,9 @@ static void test_outputs(void **state)
     assert_int_equal(p.format, GF_FMT_WEBP);
     assert_int_equal(p.webp_lossless, 1);
     assert_int_equal(p.jpeg_quality, 40);
+    assert_int_equal(p.strip, 0); /* metadata kept unless told */
+    ok("x.jpg -o y.png --strip", &p);
+    assert_int_equal(p.strip, 1);
     usage_error("x.png -o y.webp --format png", "contradicts");
     usage_error("x.png -o y --format gif", "is not png, pgm, ppm, pam, jpeg, tiff or webp");
     ok("a.png b.png -o out", &p);
