@@ -24,7 +24,8 @@ static const uint16_t compression_tags[] = {COMPRESSION_ADOBE_DEFLATE, COMPRESSI
 
 static unsigned char *encode(const gf_image *im, int compress, size_t *len)
 {
-    gf_encode_opts o = {GF_FMT_TIFF, GF_DEFAULT_PNG_LEVEL, GF_DEFAULT_JPEG_QUALITY, compress, 0};
+    gf_encode_opts o = {.format = GF_FMT_TIFF, .png_level = GF_DEFAULT_PNG_LEVEL,
+                        .quality = GF_DEFAULT_JPEG_QUALITY, .compress = compress};
     unsigned char *buf;
     if (gf_encode(im, &o, &buf, len))
         fail_msg("encode: %s", gf_errmsg());
@@ -441,7 +442,7 @@ static void test_pages(void **state)
     /* a PNG has one page */
     unsigned char *png;
     size_t plen;
-    gf_encode_opts po = {GF_FMT_PNG, 1, 90, 0, 0};
+    gf_encode_opts po = {.format = GF_FMT_PNG, .png_level = 1, .quality = 90};
     assert_int_equal(gf_encode(&a[0], &po, &png, &plen), 0);
     l.page = 1;
     gf_load_info info;
