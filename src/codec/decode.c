@@ -9,16 +9,10 @@
 
 static int unknown_format(const char *name)
 {
-    char list[256] = "";
-    size_t n = 0;
-    int count = 0, i = 0;
+    char list[256];
 
-    for (const gf_codec *c = gf_codecs; c->label; c++)
-        count++;
-    for (const gf_codec *c = gf_codecs; c->label && n < sizeof list; c++, i++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
-                              i == 0 ? "" : i == count - 1 ? " and " : ", ", c->label);
-    return gf_err(GF_EDATA, name, "unknown image format (%s are read)", list);
+    return gf_err(GF_EDATA, name, "unknown image format (%s are read)",
+                  gf_codec_list(list, sizeof list, 0, 0, GF_ITEM_LABEL, ", ", " and "));
 }
 
 int gf_input_need(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,

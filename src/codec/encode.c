@@ -1,6 +1,5 @@
 /* encode.c - output formats and encoding (codec.h): names, extensions,
  * layouts and encoders all from the registry (registry.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,70 +20,6 @@ static const gf_codec *lookup(const char *name, int exts, int (*cmp)(const char 
     return NULL;
 }
 
-/* Appends printf's output to the string in buf (n bytes), cut short to fit. */
-static void put(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t at = strlen(buf);
-    va_list ap;
-
-    if (at + 1 >= n)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf + at, n - at, fmt, ap);
-    va_end(ap);
-}
-
-/* 1 when c is written, and holds `layout` (a GF_LAYOUT_BIT; 0: any). */
-static int writes(const gf_codec *c, unsigned layout)
-{
-    return c->encode && (c->layouts & layout) == layout;
-}
-
-/* What goes before the i-th of n items of a list: nothing, sep, or last
- * before the last. */
-static const char *between(int i, int n, const char *sep, const char *last)
-{
-    return i == 0 ? "" : i == n - 1 ? last : sep;
-}
-
-/* What list() gives of each format. */
-enum item {
-    LABEL,      /* "JPEG" */
-    NAME,       /* its own --format name: "jpeg" */
-    EXT,        /* its first extension: ".jpg" */
-    LABEL_EXTS, /* "JPEG (.jpg, .jpeg)" */
-};
-
-/* The written formats that hold `layout` (a GF_LAYOUT_BIT; 0: all of them),
- * into buf (n bytes), each as `item`, joined by sep and, before the last,
- * by last. Returns buf. */
-static char *list(char *buf, size_t n, unsigned layout, enum item item, const char *sep,
-                  const char *last)
-{
-    int i = 0, count = 0;
-
-    for (const gf_codec *c = gf_codecs; c->label; c++)
-        count += writes(c, layout);
-    buf[0] = 0;
-    for (const gf_codec *c = gf_codecs; c->label; c++) {
-        if (!writes(c, layout))
-            continue;
-        put(buf, n, "%s", between(i++, count, sep, last));
-        switch (item) {
-        case LABEL: put(buf, n, "%s", c->label); break;
-        case NAME: put(buf, n, "%s", c->names[0]); break;
-        case EXT: put(buf, n, ".%s", c->exts[0]); break;
-        case LABEL_EXTS:
-            put(buf, n, "%s", c->label);
-            for (int e = 0; e < GF_CODEC_NAMES && c->exts[e]; e++)
-                put(buf, n, "%s.%s", e ? ", " : " (", c->exts[e]);
-            put(buf, n, ")");
-            break;
-        }
-    }
-    return buf;
-}
-
 gf_format gf_format_parse(const char *name)
 {
     const gf_codec *c = lookup(name, 0, strcmp);
@@ -94,7 +29,7 @@ gf_format gf_format_parse(const char *name)
 
 char *gf_format_list(char *buf, size_t n, const char *sep, const char *last)
 {
-    return list(buf, n, 0, NAME, sep, last);
+    return gf_codec_list(buf, n, 1, 0, GF_ITEM_NAME, sep, last);
 }
 
 const char *gf_format_name(gf_format f)
@@ -142,7 +77,7 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
 
     if (ext && !named && !strchr(ext, '}'))
         return gf_err(GF_EUSAGE, path, "%s images are not written; gpufilt writes %s", ext,
-                      list(a, sizeof a, 0, LABEL_EXTS, ", ", " and "));
+                      gf_codec_list(a, sizeof a, 1, 0, GF_ITEM_LABEL_EXTS, ", ", " and "));
     if (given && named && named != *fmt)
         return gf_err(GF_EUSAGE, path, "--format %s contradicts the name's extension",
                       gf_format_name(*fmt));
@@ -152,7 +87,7 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given)
         return gf_err(GF_EUSAGE, path,
                       "cannot tell the output format from the name: give it an extension "
                       "(%s) or use --format %s",
-                      list(a, sizeof a, 0, EXT, ", ", ", "), gf_format_list(b, sizeof b, "|", "|"));
+                      gf_codec_list(a, sizeof a, 1, 0, GF_ITEM_EXT, ", ", ", "), gf_format_list(b, sizeof b, "|", "|"));
     return 0;
 }
 
@@ -171,7 +106,7 @@ int gf_format_holds(gf_format f, int channels, int bits)
     if (!(c->layouts & (bits == 8 ? GF_LAYOUTS_8BIT : GF_LAYOUTS_16BIT))) {
         const int depth = bits == 8 ? 16 : 8; /* the one it holds */
         const gf_codec *w = gf_codecs;
-        while (w->label && !writes(w, layout)) /* the first format that holds it */
+        while (w->label && !gf_codec_writes(w, layout)) /* the first format that holds it */
             w++;
         return gf_err(GF_EUSAGE, NULL,
                       "%s holds %d-bit samples, not a %s image: put --depth %d before the "
@@ -182,7 +117,7 @@ int gf_format_holds(gf_format f, int channels, int bits)
         if (r->layouts & layout)
             return gf_err(GF_EUSAGE, NULL, r->why, what);
     return gf_err(GF_EUSAGE, NULL, "%s holds no %s images: write %s", c->label, what,
-                  list(others, sizeof others, layout, LABEL, ", ", " or "));
+                  gf_codec_list(others, sizeof others, 1, layout, GF_ITEM_LABEL, ", ", " or "));
 }
 
 int gf_encode(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)

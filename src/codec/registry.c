@@ -3,7 +3,10 @@
  * --format, its help, the output extensions and the messages that list
  * formats come from this list. A new format is one line of gf_codecs (and
  * its own file, formats.h). */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "formats.h"
 #include "registry.h"
@@ -59,4 +62,57 @@ const gf_codec *gf_codec_of(gf_format f)
         if (c->format == f && c->encode)
             return c;
     return NULL;
+}
+
+int gf_codec_writes(const gf_codec *c, unsigned layout)
+{
+    return c->encode && (c->layouts & layout) == layout;
+}
+
+/* Appends printf's output to the string in buf (n bytes), cut short to fit. */
+static void put(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t at = strlen(buf);
+    va_list ap;
+
+    if (at + 1 >= n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + at, n - at, fmt, ap);
+    va_end(ap);
+}
+
+/* 1 when c is in the list: every format (written 0), or a written one that
+ * holds layout. */
+static int listed(const gf_codec *c, int written, unsigned layout)
+{
+    return !written || gf_codec_writes(c, layout);
+}
+
+char *gf_codec_list(char *buf, size_t n, int written, unsigned layout, gf_codec_item item,
+                    const char *sep, const char *last)
+{
+    int i = 0, count = 0;
+
+    for (const gf_codec *c = gf_codecs; c->label; c++)
+        count += listed(c, written, layout);
+    buf[0] = 0;
+    for (const gf_codec *c = gf_codecs; c->label; c++) {
+        if (!listed(c, written, layout))
+            continue;
+        put(buf, n, "%s", i == 0 ? "" : i == count - 1 ? last : sep);
+        i++;
+        switch (item) {
+        case GF_ITEM_LABEL: put(buf, n, "%s", c->label); break;
+        case GF_ITEM_NAME: put(buf, n, "%s", c->names[0]); break;
+        case GF_ITEM_EXT: put(buf, n, ".%s", c->exts[0]); break;
+        case GF_ITEM_LABEL_EXTS:
+            put(buf, n, "%s", c->label);
+            for (int e = 0; e < GF_CODEC_NAMES && c->exts[e]; e++)
+                put(buf, n, "%s.%s", e ? ", " : " (", c->exts[e]);
+            put(buf, n, ")");
+            break;
+        }
+    }
+    return buf;
 }

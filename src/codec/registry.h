@@ -67,4 +67,22 @@ const gf_codec *gf_codec_sniff(const unsigned char *buf, size_t len);
 /* The written format f, or NULL (GF_FMT_NONE, or not written). */
 const gf_codec *gf_codec_of(gf_format f);
 
+/* 1 when c is written and holds `layout` (GF_LAYOUT_BIT bits; 0: any). */
+int gf_codec_writes(const gf_codec *c, unsigned layout);
+
+/* What gf_codec_list gives of each format. */
+typedef enum gf_codec_item {
+    GF_ITEM_LABEL,      /* "JPEG" */
+    GF_ITEM_NAME,       /* its own --format name: "jpeg" */
+    GF_ITEM_EXT,        /* its first extension: ".jpg" */
+    GF_ITEM_LABEL_EXTS, /* "JPEG (.jpg, .jpeg)" */
+} gf_codec_item;
+
+/* Every format read (written 0), or the written formats that hold `layout`
+ * (written 1; layout 0: all of them), in gf_codecs' order, each as `item`,
+ * joined by sep and, before the last, by last, into buf (n bytes, cut short
+ * to fit), for messages and --help. Returns buf. */
+char *gf_codec_list(char *buf, size_t n, int written, unsigned layout, gf_codec_item item,
+                    const char *sep, const char *last);
+
 #endif
