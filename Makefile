@@ -93,7 +93,7 @@ test-unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "== $$t"; $$t || exit 1; done
 
 test-cli: gpufilt
-	GPUFILT=$(CURDIR)/$(B)/gpufilt bats tests/cli
+	GPUFILT=$(CURDIR)/$(B)/gpufilt sh tests/run_bats.sh tests/cli
 
 # No file of src/codec calls or includes its way back to itself: the
 # objects' symbols (nm) and the #include lines, as tests/codec_layers.py says.
@@ -125,7 +125,7 @@ test-asan:
 	$(MAKE) CUDA=0 B=build/asan SAN="$(ASAN_FLAGS)" build/asan/gpufilt test-unit-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1 GPUFILT_SANITIZER=asan GPUFILT=$(CURDIR)/build/asan/gpufilt \
-	    bats tests/cli
+	    sh tests/run_bats.sh tests/cli
 
 test-unit-asan: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "== $$t"; \
@@ -137,7 +137,7 @@ test-tsan:
 	$(MAKE) CUDA=0 B=build/tsan OMP= SAN=-fsanitize=thread build/tsan/gpufilt build/tsan/unit/test_reports
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" build/tsan/unit/test_reports
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" GPUFILT_SANITIZER=tsan GPUFILT=$(CURDIR)/build/tsan/gpufilt \
-	    bats -f 'batch' tests/cli
+	    sh tests/run_bats.sh -f batch tests/cli
 
 # libFuzzer harnesses (tests/fuzz/) with ASan and UBSan, built by clang into
 # build/fuzz; `make fuzz` runs each for FUZZ_SECONDS on its seed corpus
