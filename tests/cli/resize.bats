@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# --resize, --filter and --crop: every layout and filter byte for byte against
+# Pillow's Image.resize, --crop against numpy slicing, every geometry form's
+# output size against /usr/bin/convert (tests/cli/oracle_resize.py, one part
+# per test); then bad geometry and filter names, a crop wholly outside the
+# image, stdin to stdout, and a batch of thumbnails.
+
+load helper
+
+oracle() { # oracle PART...: oracle_resize.py's parts on the CPU backend
+	run python3 "$ROOT/tests/cli/oracle_resize.py" "$GPUFILT" "${GPUFILT_TEST_SEED:-$RANDOM$RANDOM}" cpu "$@"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"checks passed"* ]]
+}
+
+# size FILE: "W H" of an image, by Debian's ImageMagick
+size() {
+	/usr/bin/identify -format '%w %h' "$1"
+}
+
+@test "--resize WxH! equals Pillow's Image.resize for every filter and layout (oracle_resize.py pillow)" {
+	oracle pillow
+}
+
+@test "--crop equals numpy slicing of the region cut to the image; wholly outside exits 64 (oracle_resize.py crop)" {
+	oracle crop
+}
+
+@test "--resize's output size equals convert -resize's for every geometry form (oracle_resize.py geometry)" {
+	oracle geometry
+}
+
+@test "--filter holds for later --resize flags only; resize and crop run in flag order; cpu and auto backends agree" {
+	oracle order backend
+}
+
+@test "bad geometry or filter exits 64, names the flag and writes nothing" {
+	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
+	for args in "--resize 0x0" "--resize -5x3" "--resize x" "--resize abc%" "--resize 10x" \
+		"--resize 0%" "--resize 10x10+2+2" "--resize 20000x20000!" \
+		"--max-pixels 100 --resize 11x10!" "--max-pixels 100 --resize 100x2!" \
+		"--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
+		"--filter cubic" "--filter lanczos3" "--filter ''"; do
+		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
+		echo "$args: exit $status: $output"
+		[ "$status" -eq 64 ]
+		flag=${args##*--}
+		flag=--${flag%% *}
+		[[ "$output" == *"gpufilt: $flag"* ]]
+		[ ! -e out.png ]
+	done
+	no_temporaries
+}
+
+@test "--max-pixels allows a --resize of exactly that many pixels" {
+	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
+	"$GPUFILT" in.pgm -o out.pgm --max-pixels 100 --resize 10x10! -q
+	[ "$(size out.pgm)" = "10 10" ]
+	"$GPUFILT" in.pgm -o out.pgm --max-pixels 100 --resize 50x2! -q
+	[ "$(size out.pgm)" = "50 2" ]
+}
+
+@test "a --resize whose size from the input passes --max-pixels exits 64 naming --resize, nothing written" {
+	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
+	for args in "--max-pixels 100 --resize 200%" "--max-pixels 1000 --resize x40" \
+		"--resize 1000000%"; do
+		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
+		echo "$args: exit $status: $output"
+		[ "$status" -eq 64 ]
+		[[ "$output" == *"--resize"* ]]
+		[ ! -e out.png ]
+	done
+	no_temporaries
+}
+
+@test "a crop wholly outside the image exits 64 with one message and no output" {
+	python3 "$ROOT/tests/cli/ref.py" random 9 7 "$RANDOM" in.pgm
+	for g in 5x5+9+0 5x5+0+7 5x5-5+0 5x5+0-5 1x1-1-1 3x3+100+100 1x1+9+6; do
+		run "$GPUFILT" in.pgm -o out.png --crop "$g"
+		echo "--crop $g: exit $status: $output"
+		[ "$status" -eq 64 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "${lines[0]}" == "gpufilt: "* ]]
+		[ ! -e out.png ]
+	done
+	# the last pixel and a region over every edge are inside
+	"$GPUFILT" in.pgm -o a.pgm --crop 1x1+8+6 -q
+	[ "$(size a.pgm)" = "1 1" ]
+	"$GPUFILT" in.pgm -o b.pgm --crop 20x20-3-2 -q
+	[ "$(size b.pgm)" = "9 7" ]
+	cmp <(tail -c 63 in.pgm) <(tail -c 63 b.pgm)
+	no_temporaries
+}
+
+@test "--resize reads stdin and writes stdout, the bytes of file to file, equal to Pillow" {
+	"$GPUFILT" - -o - --format png --filter bilinear --resize 123x45! -q <"$SAMPLES/coffee.png" >pipe.png
+	"$GPUFILT" "$SAMPLES/coffee.png" -o file.png --filter bilinear --resize 123x45! -q
+	cmp pipe.png file.png
+	"$GPUFILT" - -o - --format pgm --resize 50% -q <"$SAMPLES/camera.png" >pipe.pgm
+	[ "$(size pipe.pgm)" = "256 256" ]
+	python3 - "$SAMPLES/coffee.png" "$SAMPLES/camera.png" <<'PY'
+import sys
+import numpy as np
+from PIL import Image
+got = np.asarray(Image.open("pipe.png"))
+want = np.asarray(Image.open(sys.argv[1]).resize((123, 45), Image.Resampling.BILINEAR))
+assert got.shape == want.shape and (got == want).all(), (got.shape, want.shape)
+got = np.asarray(Image.open("pipe.pgm"))
+want = np.asarray(Image.open(sys.argv[2]).resize((256, 256), Image.Resampling.LANCZOS))
+assert got.shape == want.shape and (got == want).all(), (got.shape, want.shape)
+PY
+}
+
+@test "a batch of thumbnails: -o 'thumbs/{stem}.jpg' --resize 64x64 gives convert's sizes" {
+	"$GPUFILT" "$SAMPLES"/*.png -o 'thumbs/{stem}.jpg' --resize 64x64 -q
+	n=0
+	for f in "$SAMPLES"/*.png; do
+		stem=$(basename "$f" .png)
+		want=$(/usr/bin/convert -size "$(size "$f" | tr ' ' x)" xc:gray -resize 64x64 -format '%w %h' info:)
+		got=$(size "thumbs/$stem.jpg")
+		echo "$stem: $got, convert $want"
+		[ "$got" = "$want" ]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 6 ]
+	[ "$(ls thumbs | wc -l)" -eq "$n" ]
+	no_temporaries thumbs
+}
+
+@test "--resize to the input's size and --crop of the whole image are copies" {
+	python3 "$ROOT/tests/cli/ref.py" random 31 17 "$RANDOM" in.pgm
+	for f in nearest box bilinear hamming bicubic lanczos; do
+		"$GPUFILT" in.pgm -o out.pgm --filter $f --resize 31x17! -q
+		cmp in.pgm out.pgm
+		"$GPUFILT" in.pgm -o out.pgm --filter $f --resize 31x17 -q
+		cmp in.pgm out.pgm
+	done
+	"$GPUFILT" in.pgm -o out.pgm --crop 31x17 -q
+	cmp in.pgm out.pgm
+	"$GPUFILT" in.pgm -o out.pgm --crop 31x17+0+0 -q
+	cmp in.pgm out.pgm
+}
