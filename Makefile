@@ -73,6 +73,10 @@ $(B)/%.o: %.c | deps
 # The stages' CPU paths are loops for the vectoriser.
 $(B)/src/stages/%.o: GF_CFLAGS += -O3
 
+# Resampling sums in double exactly as Pillow's x86-64 build does: no fused
+# multiply-adds (the x86-64-v4 clones could contract them).
+$(B)/src/stages/resize.o: GF_CFLAGS += -ffp-contract=off -Wno-psabi
+
 # stb's code is not ours to warn about.
 $(B)/third_party/stb.o: GF_CFLAGS += -w
 

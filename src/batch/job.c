@@ -321,8 +321,18 @@ static int check_layouts(const gf_plan *p, const gf_item *it, const gf_stage *st
                          const gf_shape *in, gf_report *rep)
 {
     int rc = gf_stages_check(stages, n, in, &rep->out);
+    gf_shape cur = *in;
 
     rep->in = *in;
+    /* a stage that enlarges (--resize) keeps to the pixel limit too */
+    for (int i = 0; rc == 0 && i < n; i++) {
+        gf_stage_out_shape(&stages[i], &cur, &cur);
+        if ((uint64_t)cur.width * (uint64_t)cur.height > p->limits.max_pixels)
+            rc = gf_err(GF_EUSAGE, NULL,
+                        "--%s: its output, %dx%d, is over the pixel limit (--max-pixels %llu)",
+                        stages[i].ops->name, cur.width, cur.height,
+                        (unsigned long long)p->limits.max_pixels);
+    }
     if (rc == 0 && it->out)
         rc = gf_format_holds(p->format, rep->out.channels, rep->out.bits);
     if (rc) { /* the message names the stage or format; add the file */

@@ -21,6 +21,8 @@
     X(threshold)     \
     X(transpose)     \
     X(mirror)        \
+    X(crop)          \
+    X(resize)        \
     X(hist)          \
     X(colsum)        \
     X(rowsum)

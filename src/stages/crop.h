@@ -1,0 +1,33 @@
+/* crop.h - the crop stage: --crop WxH+X+Y (ImageMagick's geometry; WxH
+ * alone is +0+0), the region cut to the image as `convert -crop GEOMETRY
+ * +repage` cuts it. Shared by src/stages/crop.c and cuda/crop.cu. */
+#ifndef GF_CROP_H
+#define GF_CROP_H
+
+#include "../geometry.h"
+#include "../gf.h"
+#include "../stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stage's parameters (gf_stage.params). */
+typedef struct gf_crop_params {
+    gf_crop region;
+    char text[48]; /* the geometry as given, for labels and messages */
+} gf_crop_params;
+
+/* The region of s in an image of w x h: 0 with its left, top, width and
+ * height (>= 1), or -1 when it lies wholly outside the image. */
+int gf_crop_of(const gf_stage *s, int w, int h, int *x, int *y, int *cw, int *ch);
+
+/* CUDA launcher (cuda/crop.cu), as gf_launch_fn, every layout: `copy`, the
+ * region's rows by one 2-D device-to-device copy. */
+int gf_crop_copy_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,778 @@
+/* resize.c - the resize stage: --resize GEOMETRY and --filter NAME
+ * (src/stages/resize.h states the rule: Pillow 9.4's Image.resize). The
+ * weights are computed here, once per axis, for the CPU paths and the CUDA
+ * launcher alike. */
+#include "resize.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(gf_resize_params) <= GF_STAGE_PARAMS, "resize params");
+
+const char *const gf_resize_filter_names[GF_FILTER_COUNT] = {
+    "nearest", "box", "bilinear", "hamming", "bicubic", "lanczos",
+};
+
+/* The filters of Pillow's Resample.c, as functions of the distance x in
+ * source pixels (scaled by the shrink factor), and their supports. */
+static double box_w(double x)
+{
+    return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;
+}
+
+static double bilinear_w(double x)
+{
+    x = fabs(x);
+    return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+static double hamming_w(double x)
+{
+    x = fabs(x);
+    if (x == 0.0)
+        return 1.0;
+    if (x >= 1.0)
+        return 0.0;
+    x *= M_PI;
+    /* the window's constants are single-precision literals in Pillow */
+    return sin(x) / x * (0.54f + 0.46f * cos(x));
+}
+
+static double bicubic_w(double x)
+{
+    const double a = -0.5; /* Keys's cubic convolution */
+    x = fabs(x);
+    if (x < 1.0)
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+    if (x < 2.0)
+        return (((x - 5) * x + 8) * x - 4) * a;
+    return 0.0;
+}
+
+static double sinc(double x)
+{
+    if (x == 0.0)
+        return 1.0;
+    x *= M_PI;
+    return sin(x) / x;
+}
+
+static double lanczos_w(double x)
+{
+    return -3.0 <= x && x < 3.0 ? sinc(x) * sinc(x / 3) : 0.0;
+}
+
+static const struct {
+    double (*w)(double);
+    double support;
+} filters[GF_FILTER_COUNT] = {
+    {NULL, 0.0},       {box_w, 0.5},     {bilinear_w, 1.0},
+    {hamming_w, 1.0},  {bicubic_w, 2.0}, {lanczos_w, 3.0},
+};
+
+void gf_resize_axis_free(gf_resize_axis *a)
+{
+    free(a->first);
+    free(a->count);
+    free(a->k);
+    free(a->k8);
+    free(a->src);
+    memset(a, 0, sizeof *a);
+}
+
+/* Pillow's nearest scaling: the source position accumulated in double. */
+static int nearest_axis(gf_resize_axis *a)
+{
+    const double step = (double)(float)a->in / a->out;
+    double pos = 0.0 + step * 0.5;
+
+    if (!(a->src = malloc((size_t)a->out * sizeof *a->src)))
+        return gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+    for (int i = 0; i < a->out; i++) {
+        const int j = pos < 0.0 ? -1 : (int)pos;
+        a->src[i] = j >= 0 && j < a->in ? j : -1;
+        pos += step;
+    }
+    return 0;
+}
+
+int gf_resize_axis_init(gf_resize_axis *a, int in, int out, gf_resize_filter f)
+{
+    double scale, filterscale, support;
+
+    memset(a, 0, sizeof *a);
+    a->in = in;
+    a->out = out;
+    if (f == GF_FILTER_NEAREST)
+        return nearest_axis(a);
+    /* the box is (0, in) as a float, as Image.resize passes it */
+    filterscale = scale = (double)(float)in / out;
+    if (filterscale < 1.0)
+        filterscale = 1.0;
+    support = filters[f].support * filterscale;
+    a->ksize = (int)ceil(support) * 2 + 1;
+    if ((size_t)out > SIZE_MAX / sizeof(double) / (size_t)a->ksize ||
+        !(a->first = malloc((size_t)out * sizeof(int))) ||
+        !(a->count = malloc((size_t)out * sizeof(int))) ||
+        !(a->k = calloc((size_t)out * (size_t)a->ksize, sizeof(double))) ||
+        !(a->k8 = calloc((size_t)out * (size_t)a->ksize, sizeof(int32_t)))) {
+        gf_resize_axis_free(a);
+        return gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+    }
+    for (int i = 0; i < out; i++) {
+        const double center = 0.0f + (i + 0.5) * scale, ss = 1.0 / filterscale;
+        double *k = a->k + (size_t)i * a->ksize, ww = 0.0;
+        int lo = (int)(center - support + 0.5), hi = (int)(center + support + 0.5);
+        if (lo < 0)
+            lo = 0;
+        if (hi > in)
+            hi = in;
+        hi -= lo;
+        for (int j = 0; j < hi; j++) {
+            k[j] = filters[f].w((j + lo - center + 0.5) * ss);
+            ww += k[j];
+        }
+        for (int j = 0; j < hi; j++) {
+            if (ww != 0.0)
+                k[j] /= ww;
+            a->k8[(size_t)i * a->ksize + j] =
+                (int32_t)(k[j] < 0 ? -0.5 + k[j] * (1 << GF_RESIZE_BITS)
+                                   : 0.5 + k[j] * (1 << GF_RESIZE_BITS));
+        }
+        a->first[i] = lo;
+        a->count[i] = hi;
+    }
+    return 0;
+}
+
+int gf_resize_size(const gf_stage *s, int w, int h, int *ow, int *oh)
+{
+    return gf_geometry_resize(&GF_CPARAMS(s, gf_resize_params)->geom, w, h, ow, oh);
+}
+
+static int check_size(const gf_stage *s, const gf_image *in, const gf_image *out)
+{
+    int ow, oh;
+
+    if (gf_resize_size(s, in->width, in->height, &ow, &oh) || out->width != ow ||
+        out->height != oh || out->channels != in->channels || out->bits != in->bits)
+        return gf_err(GF_EINTERNAL, NULL, "resize: output is %dx%d %s for a %dx%d %s input",
+                      out->width, out->height, gf_layout_name(out->channels, out->bits),
+                      in->width, in->height, gf_layout_name(in->channels, in->bits));
+    return 0;
+}
+
+/* The alpha channel of a layout premultiplied at 8 bits, or -1. */
+static int premul_alpha(int channels, int bits, gf_resize_filter f)
+{
+    if (bits != 8 || f == GF_FILTER_NEAREST || (channels != 2 && channels != 4))
+        return -1;
+    return channels - 1;
+}
+
+static void copy_image(const gf_image *in, gf_image *out)
+{
+    const size_t n = (size_t)in->width * GF_PIXEL_BYTES(in->channels, in->bits);
+    for (int y = 0; y < in->height; y++)
+        memcpy(out->data + (size_t)y * out->stride, in->data + (size_t)y * in->stride, n);
+}
+
+/* Nearest: a gather through the two index tables; 0 where Pillow writes
+ * nothing. */
+static void nearest_image(const gf_resize_axis *ax, const gf_resize_axis *ay, const gf_image *in,
+                          gf_image *out)
+{
+    const size_t px = GF_PIXEL_BYTES(in->channels, in->bits);
+
+#pragma omp parallel for schedule(static) if (GF_PARALLEL(out->width, out->height))
+    for (int y = 0; y < out->height; y++) {
+        unsigned char *dst = out->data + (size_t)y * out->stride;
+        const int sy = ay->src[y];
+        for (int x = 0; x < out->width; x++) {
+            if (sy < 0 || ax->src[x] < 0)
+                memset(dst + (size_t)x * px, 0, px);
+            else
+                memcpy(dst + (size_t)x * px, in->data + (size_t)sy * in->stride +
+                                                 (size_t)ax->src[x] * px, px);
+        }
+    }
+}
+
+/* ---- the gold reference: a sample at a time ---- */
+
+/* A source of the gold passes: the input (premultiplied where alpha >= 0)
+ * or the row pass's result (w x h x c integers). */
+typedef struct gsrc {
+    const gf_image *im;
+    const int32_t *tmp;
+    int w, c, alpha;
+} gsrc;
+
+static int32_t gsample(const gsrc *g, int x, int y, int c)
+{
+    unsigned v;
+    if (g->tmp)
+        return g->tmp[((size_t)y * g->w + x) * g->c + c];
+    v = gf_sample(g->im, x, y, c);
+    if (g->alpha >= 0 && c != g->alpha)
+        v = gf_resize_premul(v, gf_sample(g->im, x, y, g->alpha));
+    return (int32_t)v;
+}
+
+/* Output sample i of an axis from the source samples at first..: the
+ * fixed-point sum clamped to 8 bits, or the double sum rounded. */
+static int32_t gtap(const gf_resize_axis *a, int i, const gsrc *g, int fixed, int c, int horiz)
+{
+    const int lo = a->first[i], n = a->count[i];
+    int32_t ss = 1 << (GF_RESIZE_BITS - 1);
+    double sd = 0.0;
+
+    for (int j = 0; j < n; j++) {
+        const int32_t v = horiz ? gsample(g, lo + j, fixed, c) : gsample(g, fixed, lo + j, c);
+        if (g->im->bits == 8)
+            ss += v * a->k8[(size_t)i * a->ksize + j];
+        else
+            sd += (double)v * a->k[(size_t)i * a->ksize + j];
+    }
+    return g->im->bits == 8 ? (int32_t)gf_resize_clip8(ss) : gf_resize_round(sd);
+}
+
+/* Writes pixel (x, y) of out from its resampled channels v: clamped to 16
+ * bits, or divided back by alpha. */
+static void gput(gf_image *out, int x, int y, const int32_t *v, int alpha)
+{
+    for (int c = 0; c < out->channels; c++) {
+        unsigned s = (unsigned)v[c];
+        if (out->bits == 16)
+            s = gf_resize_clip16(v[c]);
+        else if (alpha >= 0 && c != alpha)
+            s = gf_resize_unpremul(s, (unsigned)v[alpha]);
+        gf_sample_set(out, x, y, c, s);
+    }
+}
+
+int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out)
+{
+    const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
+    const int C = in->channels, alpha = premul_alpha(C, in->bits, p->filter);
+    const int need_h = out->width != in->width, need_v = out->height != in->height;
+    gf_resize_axis ax, ay;
+    int32_t *tmp = NULL, v[4];
+    int rc;
+
+    if ((rc = check_size(s, in, out)))
+        return rc;
+    if (!need_h && !need_v) {
+        copy_image(in, out);
+        return 0;
+    }
+    if ((rc = gf_resize_axis_init(&ax, in->width, out->width, p->filter)))
+        return rc;
+    if ((rc = gf_resize_axis_init(&ay, in->height, out->height, p->filter))) {
+        gf_resize_axis_free(&ax);
+        return rc;
+    }
+    if (p->filter == GF_FILTER_NEAREST) {
+        nearest_image(&ax, &ay, in, out);
+        goto out;
+    }
+    gsrc g = {in, NULL, in->width, C, alpha};
+    if (need_h) {
+        if (!(tmp = malloc((size_t)out->width * in->height * C * sizeof *tmp))) {
+            rc = gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+            goto out;
+        }
+        for (int y = 0; y < in->height; y++)
+            for (int x = 0; x < out->width; x++) {
+                for (int c = 0; c < C; c++)
+                    v[c] = gtap(&ax, x, &g, y, c, 1);
+                if (need_v)
+                    memcpy(tmp + ((size_t)y * out->width + x) * C, v, C * sizeof *v);
+                else
+                    gput(out, x, y, v, alpha);
+            }
+        g = (gsrc){in, tmp, out->width, C, -1};
+    }
+    if (need_v)
+        for (int y = 0; y < out->height; y++)
+            for (int x = 0; x < out->width; x++) {
+                for (int c = 0; c < C; c++)
+                    v[c] = gtap(&ay, y, &g, x, c, 0);
+                gput(out, x, y, v, alpha);
+            }
+out:
+    free(tmp);
+    gf_resize_axis_free(&ax);
+    gf_resize_axis_free(&ay);
+    return rc;
+}
+
+/* ---- the CPU backend's path ---- */
+
+/* Premultiplies n pixels of C channels (alpha last) from src into dst. */
+static void premul_row(const uint8_t *src, uint8_t *dst, int n, int C)
+{
+    for (int i = 0; i < n; i++, src += C, dst += C) {
+        const unsigned a = src[C - 1];
+        for (int c = 0; c < C - 1; c++)
+            dst[c] = (uint8_t)gf_resize_premul(src[c], a);
+        dst[C - 1] = (uint8_t)a;
+    }
+}
+
+/* Eight 32-bit sums as one vector (GCC's and clang's vector extensions:
+ * one AVX2 register, or two SSE ones in the default clone). */
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) i32x8 load_u8x8(const uint8_t *p)
+{
+    u8x8 v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, i32x8);
+}
+
+/* gf_resize_clip8 of each sum, stored as 8 bytes at p. */
+static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *p)
+{
+    const i32x8 zero = {0}, top = zero + 255;
+    i32x8 v = a >> GF_RESIZE_BITS, m = v < zero;
+    v &= ~m;
+    m = v > top;
+    v = (v & ~m) | (top & m);
+    const u8x8 b = __builtin_convertvector(v, u8x8);
+    memcpy(p, &b, sizeof b);
+}
+
+/* Rows a block of the row pass: the block's rows interleaved, sample by
+ * sample, so that each tap is one multiply-add of RB sums (one AVX2 vector
+ * of 32-bit sums at 8 bits), the weight broadcast. Each sum still adds its
+ * taps in Pillow's order. */
+#define RB 8
+
+/* Interleaves rows[0..nr) (nr <= RB) of n samples of T into t:
+ * t[i * RB + r] = rows[r][i]; the rows past nr repeat the last. */
+#define INTERLEAVE(T)                                                                         \
+    static void interleave_##T(const T *const *rows, int nr, size_t n, T *restrict t)         \
+    {                                                                                         \
+        for (int r = 0; r < RB; r++) {                                                        \
+            const T *src = rows[r < nr ? r : nr - 1];                                         \
+            for (size_t i = 0; i < n; i++)                                                    \
+                t[i * RB + r] = src[i];                                                       \
+        }                                                                                     \
+    }
+INTERLEAVE(uint8_t)
+INTERLEAVE(uint16_t)
+
+/* The row pass of a block at 8 bits: t (interleaved, a->in x C samples a
+ * row) -> dst[0..nr) (a->out x C bytes each). */
+GF_CLONES static void hblock8(const gf_resize_axis *a, const uint8_t *restrict t, int C,
+                              uint8_t *const *dst, int nr)
+{
+    _Static_assert(RB == 8, "a block is one vector of 8 sums");
+    for (int i = 0; i < a->out; i++) {
+        const int32_t *k = a->k8 + (size_t)i * a->ksize;
+        const int n = a->count[i];
+        for (int c = 0; c < C; c++) {
+            const uint8_t *s = t + ((size_t)a->first[i] * C + c) * RB;
+            const i32x8 zero = {0};
+            i32x8 acc = zero + (1 << (GF_RESIZE_BITS - 1));
+            uint8_t out[RB];
+            for (int j = 0; j < n; j++)
+                acc += load_u8x8(s + (size_t)j * C * RB) * (zero + k[j]);
+            store_clip8(acc, out);
+            for (int r = 0; r < nr; r++)
+                dst[r][(size_t)i * C + c] = out[r];
+        }
+    }
+}
+
+/* The same at 16 bits: double sums, rounded to Pillow's integers (int32
+ * rows of the row pass's result) or, with no column pass, clamped to the
+ * output's samples. */
+GF_CLONES static void hblock16(const gf_resize_axis *a, const uint16_t *restrict t, int C,
+                               unsigned char *const *dst, int nr, int final)
+{
+    for (int i = 0; i < a->out; i++) {
+        const double *k = a->k + (size_t)i * a->ksize;
+        const int n = a->count[i];
+        for (int c = 0; c < C; c++) {
+            const uint16_t *s = t + ((size_t)a->first[i] * C + c) * RB;
+            double acc[RB];
+            for (int r = 0; r < RB; r++)
+                acc[r] = 0.0;
+            for (int j = 0; j < n; j++) {
+                const uint16_t *restrict q = s + (size_t)j * C * RB;
+                const double w = k[j];
+                for (int r = 0; r < RB; r++)
+                    acc[r] += (double)q[r] * w;
+            }
+            for (int r = 0; r < nr; r++) {
+                const int32_t v = gf_resize_round(acc[r]);
+                if (final)
+                    ((uint16_t *)(void *)dst[r])[(size_t)i * C + c] = (uint16_t)gf_resize_clip16(v);
+                else
+                    ((int32_t *)(void *)dst[r])[(size_t)i * C + c] = v;
+            }
+        }
+    }
+}
+
+/* The column pass of one output row, 8 bits: n samples from the rows
+ * rows[0..count) with weights k, into dst. acc: n sums of scratch. */
+GF_CLONES static void col8(const uint8_t *const *rows, const int32_t *k, int count, int n,
+                           uint8_t *restrict dst)
+{
+    /* 32 sums at a time, in four vectors, over all the taps */
+    const i32x8 zero = {0}, start = zero + (1 << (GF_RESIZE_BITS - 1));
+    int x0 = 0;
+    for (; x0 + 32 <= n; x0 += 32) {
+        i32x8 a0 = start, a1 = start, a2 = start, a3 = start;
+        for (int j = 0; j < count; j++) {
+            const uint8_t *r = rows[j] + x0;
+            const i32x8 w = zero + k[j];
+            a0 += load_u8x8(r) * w;
+            a1 += load_u8x8(r + 8) * w;
+            a2 += load_u8x8(r + 16) * w;
+            a3 += load_u8x8(r + 24) * w;
+        }
+        store_clip8(a0, dst + x0);
+        store_clip8(a1, dst + x0 + 8);
+        store_clip8(a2, dst + x0 + 16);
+        store_clip8(a3, dst + x0 + 24);
+    }
+    for (int x = x0; x < n; x++) {
+        int32_t a = 1 << (GF_RESIZE_BITS - 1);
+        for (int j = 0; j < count; j++)
+            a += rows[j][x] * k[j];
+        dst[x] = (uint8_t)gf_resize_clip8(a);
+    }
+}
+
+/* The same at 16 bits, from Pillow's integers (row pass) or the input's
+ * samples, the double sums in the same order as the gold's. */
+GF_CLONES static void col16_i32(const int32_t *const *rows, const double *k, int count, int n,
+                                double *restrict acc, uint16_t *restrict dst)
+{
+    for (int i = 0; i < n; i++)
+        acc[i] = 0.0;
+    for (int j = 0; j < count; j++) {
+        const int32_t *restrict r = rows[j];
+        const double w = k[j];
+        for (int i = 0; i < n; i++)
+            acc[i] += (double)r[i] * w;
+    }
+    for (int i = 0; i < n; i++)
+        dst[i] = (uint16_t)gf_resize_clip16(gf_resize_round(acc[i]));
+}
+
+GF_CLONES static void col16_u16(const uint16_t *const *rows, const double *k, int count, int n,
+                                double *restrict acc, uint16_t *restrict dst)
+{
+    for (int i = 0; i < n; i++)
+        acc[i] = 0.0;
+    for (int j = 0; j < count; j++) {
+        const uint16_t *restrict r = rows[j];
+        const double w = k[j];
+        for (int i = 0; i < n; i++)
+            acc[i] += (double)r[i] * w;
+    }
+    for (int i = 0; i < n; i++)
+        dst[i] = (uint16_t)gf_resize_clip16(gf_resize_round(acc[i]));
+}
+
+/* Divides the colour of n pixels back by their alpha (the last channel). */
+static void unpremul_row(uint8_t *row, int n, int C)
+{
+    for (int i = 0; i < n; i++, row += C)
+        for (int c = 0; c < C - 1; c++)
+            row[c] = (uint8_t)gf_resize_unpremul(row[c], row[C - 1]);
+}
+
+static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
+{
+    const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
+    const int C = in->channels, alpha = premul_alpha(C, in->bits, p->filter);
+    const int need_h = out->width != in->width, need_v = out->height != in->height;
+    const int w8 = in->bits == 8, ow = out->width, iw = in->width;
+    const size_t tsz = w8 ? 1 : sizeof(int32_t);
+    gf_resize_axis ax, ay;
+    unsigned char *tmp = NULL; /* the row pass's result, or the premultiplied input */
+    size_t tstride = 0;
+    int rc, failed = 0;
+
+    if ((rc = check_size(s, in, out)))
+        return rc;
+    if (!need_h && !need_v) {
+        copy_image(in, out);
+        return 0;
+    }
+    if ((rc = gf_resize_axis_init(&ax, in->width, out->width, p->filter)))
+        return rc;
+    if ((rc = gf_resize_axis_init(&ay, in->height, out->height, p->filter))) {
+        gf_resize_axis_free(&ax);
+        return rc;
+    }
+    if (p->filter == GF_FILTER_NEAREST) {
+        nearest_image(&ax, &ay, in, out);
+        goto out;
+    }
+    if (need_v) { /* the column pass's source: w x in->height */
+        const int tw = need_h ? ow : iw;
+        tstride = (size_t)tw * C * tsz;
+        if (need_h || alpha >= 0) {
+            if (!(tmp = malloc(tstride * in->height + 64))) {
+                rc = gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+                goto out;
+            }
+        }
+    }
+
+    /* the row pass (or the premultiplying alone), RB rows at a time */
+    if (need_h || (need_v && alpha >= 0)) {
+        const int blocks = (in->height + RB - 1) / RB;
+        const size_t n = (size_t)iw * C;
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(iw, in->height))
+        {
+            uint8_t *pm = alpha >= 0 ? malloc(n * RB) : NULL;
+            void *t = need_h ? malloc(n * RB * (w8 ? 1 : 2)) : NULL;
+            if ((alpha >= 0 && !pm) || (need_h && !t))
+                failed = 1;
+#pragma omp for schedule(static)
+            for (int b = 0; b < blocks; b++) {
+                const int y0 = b * RB, nr = in->height - y0 < RB ? in->height - y0 : RB;
+                const unsigned char *src[RB];
+                unsigned char *dst[RB];
+                if (failed)
+                    continue;
+                for (int r = 0; r < nr; r++) {
+                    src[r] = in->data + (size_t)(y0 + r) * in->stride;
+                    dst[r] = need_v ? tmp + (size_t)(y0 + r) * tstride
+                                    : out->data + (size_t)(y0 + r) * out->stride;
+                    if (alpha >= 0) {
+                        premul_row(src[r], pm + n * r, iw, C);
+                        src[r] = pm + n * r;
+                    }
+                }
+                if (!need_h) {
+                    for (int r = 0; r < nr; r++)
+                        memcpy(dst[r], src[r], n);
+                } else if (w8) {
+                    interleave_uint8_t((const uint8_t *const *)src, nr, n, t);
+                    hblock8(&ax, t, C, (uint8_t *const *)dst, nr);
+                    if (!need_v && alpha >= 0)
+                        for (int r = 0; r < nr; r++)
+                            unpremul_row(dst[r], ow, C);
+                } else {
+                    interleave_uint16_t((const uint16_t *const *)(const void *)src, nr, n, t);
+                    hblock16(&ax, t, C, dst, nr, !need_v);
+                }
+            }
+            free(pm);
+            free(t);
+        }
+        if (failed) {
+            rc = gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+            goto out;
+        }
+    }
+
+    /* the column pass */
+    if (need_v) {
+        const int n = ow * C;
+        const unsigned char *base = tmp ? tmp : in->data;
+        const size_t bstride = tmp ? tstride : in->stride;
+#pragma omp parallel reduction(| : failed) if (GF_PARALLEL(ow, out->height))
+        {
+            const void **rows = malloc((size_t)ay.ksize * sizeof *rows);
+            void *acc = malloc((size_t)n * (w8 ? sizeof(int32_t) : sizeof(double)));
+            if (!rows || !acc)
+                failed = 1;
+#pragma omp for schedule(static)
+            for (int y = 0; y < out->height; y++) {
+                unsigned char *dst = out->data + (size_t)y * out->stride;
+                if (failed)
+                    continue;
+                for (int j = 0; j < ay.count[y]; j++)
+                    rows[j] = base + (size_t)(ay.first[y] + j) * bstride;
+                if (w8) {
+                    col8((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize, ay.count[y],
+                         n, dst);
+                    if (alpha >= 0)
+                        unpremul_row(dst, ow, C);
+                } else if (need_h)
+                    col16_i32((const int32_t *const *)rows, ay.k + (size_t)y * ay.ksize,
+                              ay.count[y], n, acc, (uint16_t *)(void *)dst);
+                else
+                    col16_u16((const uint16_t *const *)rows, ay.k + (size_t)y * ay.ksize,
+                              ay.count[y], n, acc, (uint16_t *)(void *)dst);
+            }
+            free(rows);
+            free(acc);
+        }
+        if (failed)
+            rc = gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+    }
+out:
+    free(tmp);
+    gf_resize_axis_free(&ax);
+    gf_resize_axis_free(&ay);
+    return rc;
+}
+
+static int resize_gold(const gf_stage *s, const gf_image *in, gf_image *out)
+{
+    return gf_resize_gold(s, in, out);
+}
+
+static void resize_label(const gf_stage *s, char *buf, size_t n)
+{
+    const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
+    snprintf(buf, n, "resize %s %s", p->text, gf_resize_filter_names[p->filter]);
+}
+
+static void resize_out_shape(const gf_stage *s, const gf_shape *in, gf_shape *out)
+{
+    gf_shape o = *in;
+    if (gf_resize_size(s, in->width, in->height, &o.width, &o.height))
+        o.width = o.height = 1; /* refused by resize_check first */
+    *out = o;
+}
+
+static int resize_check(const gf_stage *s, const gf_shape *in)
+{
+    int ow, oh;
+    if (gf_resize_size(s, in->width, in->height, &ow, &oh))
+        return gf_err(GF_EUSAGE, NULL,
+                      "--resize: %s gives no size for a %dx%d image (a side of 0, or over "
+                      "2147483647)",
+                      GF_CPARAMS(s, gf_resize_params)->text, in->width, in->height);
+    return 0;
+}
+
+static int resize_unchanged(const gf_stage *s, const gf_shape *in)
+{
+    int ow, oh;
+    return gf_resize_size(s, in->width, in->height, &ow, &oh) == 0 && ow == in->width &&
+           oh == in->height;
+}
+
+/* The CPU's time a byte of input grows with the taps: ~0.3 ns a tap a
+ * sample on one core (docs/benchmarks.md). */
+static double resize_cost(const gf_stage *s, const gf_shape *in)
+{
+    const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
+    int ow, oh;
+    double taps;
+    if (gf_resize_size(s, in->width, in->height, &ow, &oh))
+        return 1.0;
+    taps = 2.0 * filters[p->filter].support;
+    return 0.2 + 0.3 * taps * ((double)ow * oh / ((double)in->width * in->height) + 1.0);
+}
+
+/* The bytes through device memory: the input read once, the row pass's
+ * result written and read, the output written. */
+static double resize_bytes(const gf_stage *s, const gf_shape *in)
+{
+    const double px = (double)GF_PIXEL_BYTES(in->channels, in->bits);
+    int ow, oh;
+    if (gf_resize_size(s, in->width, in->height, &ow, &oh))
+        return 0.0;
+    return px * ((double)in->width * in->height + (double)ow * oh);
+}
+
+static int parse_resize(gf_stage *s, const char *arg)
+{
+    gf_resize_params *p = GF_PARAMS(s, gf_resize_params);
+    char why[160];
+
+    if (gf_geometry_parse(arg, &p->geom, why, sizeof why))
+        return gf_err(GF_EUSAGE, NULL, "--resize: %s", why);
+    snprintf(p->text, sizeof p->text, "%.47s", arg);
+    p->filter = GF_FILTER_LANCZOS;
+    return 0;
+}
+
+static int parse_filter(gf_stage *s, const char *arg)
+{
+    for (int f = 0; f < GF_FILTER_COUNT; f++)
+        if (!strcmp(arg, gf_resize_filter_names[f])) {
+            if (s)
+                GF_PARAMS(s, gf_resize_params)->filter = (gf_resize_filter)f;
+            return 0;
+        }
+    return gf_err(GF_EUSAGE, NULL,
+                  "--filter: '%s' is not nearest, box, bilinear, hamming, bicubic or lanczos", arg);
+}
+
+/* Configurations: every filter, shrinking in both directions, enlarging,
+ * one axis alone, ratios near 1; random sizes from rng. Bench rows: lanczos
+ * to 1/8 and to 4x, bilinear to 1/8. */
+static int resize_config(gf_stage *s, int i, int bench, uint64_t *rng)
+{
+    gf_resize_params *p = GF_PARAMS(s, gf_resize_params);
+    static const struct {
+        const char *geom;
+        gf_resize_filter f;
+    } rows[] = {
+        {"12.5%", GF_FILTER_LANCZOS}, {"400%", GF_FILTER_LANCZOS}, {"12.5%", GF_FILTER_BILINEAR},
+    };
+    static const char *const shapes[] = {"%dx%d!", "%dx%d!", "x%d", "%d", "101%", "99%"};
+    char g[64];
+
+    if (bench) {
+        if (i >= (int)(sizeof rows / sizeof rows[0]))
+            return 0;
+        parse_resize(s, rows[i].geom);
+        p->filter = rows[i].f;
+        return 1;
+    }
+    if (i >= 3 * GF_FILTER_COUNT)
+        return 0;
+    snprintf(g, sizeof g, shapes[i % 6], 1 + (int)(gf_rand(rng) % 300),
+             1 + (int)(gf_rand(rng) % 300));
+    parse_resize(s, g);
+    /* every filter with three of the shapes */
+    p->filter = (gf_resize_filter)((i + i / 6) % GF_FILTER_COUNT);
+    return 1;
+}
+
+static const gf_stage_opt resize_opts[] = {
+    {"resize", "GEOMETRY",
+     "resample to ImageMagick's GEOMETRY: W, xH or WxH fit inside keeping the aspect, WxH! "
+     "exactly, WxH^ covers, WxH> only shrinks, WxH< only enlarges, N% scales; Pillow's "
+     "Image.resize bytes with the --filter before it",
+     GF_OPT_ADD, parse_resize},
+    {"filter", "NAME",
+     "the resampling filter of the --resize stages after it: nearest, box, bilinear, hamming, "
+     "bicubic or lanczos (default)",
+     GF_OPT_MODIFIER, parse_filter},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+static const gf_variant resize_variants[] = {
+    {"global", GF_CUDA(gf_resize_global_cuda)},
+    {NULL, NULL},
+};
+
+const gf_stage_ops gf_stage_resize = {
+    .cpu_cost = 1.0,
+    .cpu_cost_of = resize_cost,
+    .floor_bytes = resize_bytes,
+    .name = "resize",
+    .group = "resize",
+    .opts = resize_opts,
+    .variants = resize_variants,
+    .layouts = GF_LAYOUTS_ALL,
+    .check = resize_check,
+    .unchanged = resize_unchanged,
+    .label = resize_label,
+    .out_shape = resize_out_shape,
+    .gold = resize_gold,
+    .cpu = resize_cpu,
+    .config = resize_config,
+    .large_configs = GF_FILTER_COUNT, /* the gold of the rest on small images only */
+};
