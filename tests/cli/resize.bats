@@ -38,9 +38,7 @@ size() {
 @test "bad geometry or filter exits 64, names the flag and writes nothing" {
 	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
 	for args in "--resize 0x0" "--resize -5x3" "--resize x" "--resize abc%" "--resize 10x" \
-		"--resize 0%" "--resize 10x10+2+2" "--resize 20000x20000!" \
-		"--max-pixels 100 --resize 11x10!" "--max-pixels 100 --resize 100x2!" \
-		"--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
+		"--resize 0%" "--resize 10x10+2+2" "--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
 		"--filter cubic" "--filter lanczos3" "--filter ''"; do
 		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
 		echo "$args: exit $status: $output"
@@ -61,10 +59,12 @@ size() {
 	[ "$(size out.pgm)" = "50 2" ]
 }
 
-@test "a --resize whose size from the input passes --max-pixels exits 64 naming --resize, nothing written" {
+@test "a --resize past --max-pixels exits 64 naming --resize, nothing written" {
 	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
-	for args in "--max-pixels 100 --resize 200%" "--max-pixels 1000 --resize x40" \
-		"--resize 1000000%"; do
+	for args in "--resize 20000x20000!" "--max-pixels 100 --resize 11x10!" \
+		"--max-pixels 100 --resize 100x2!" "--max-pixels 100 --resize 200%" \
+		"--max-pixels 1000 --resize x40" "--resize 1000000%" \
+		"--max-pixels 100 --resize 10x10! --resize 11x10!"; do
 		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
 		echo "$args: exit $status: $output"
 		[ "$status" -eq 64 ]
@@ -94,16 +94,16 @@ size() {
 }
 
 @test "--resize reads stdin and writes stdout, the bytes of file to file, equal to Pillow" {
-	"$GPUFILT" - -o - --format png --filter bilinear --resize 123x45! -q <"$SAMPLES/coffee.png" >pipe.png
-	"$GPUFILT" "$SAMPLES/coffee.png" -o file.png --filter bilinear --resize 123x45! -q
-	cmp pipe.png file.png
+	"$GPUFILT" - -o - --format ppm --filter bilinear --resize 123x45! -q <"$SAMPLES/coffee.png" >pipe.ppm
+	"$GPUFILT" "$SAMPLES/coffee.png" -o file.ppm --filter bilinear --resize 123x45! -q
+	cmp pipe.ppm file.ppm
 	"$GPUFILT" - -o - --format pgm --resize 50% -q <"$SAMPLES/camera.png" >pipe.pgm
 	[ "$(size pipe.pgm)" = "256 256" ]
 	python3 - "$SAMPLES/coffee.png" "$SAMPLES/camera.png" <<'PY'
 import sys
 import numpy as np
 from PIL import Image
-got = np.asarray(Image.open("pipe.png"))
+got = np.asarray(Image.open("pipe.ppm"))
 want = np.asarray(Image.open(sys.argv[1]).resize((123, 45), Image.Resampling.BILINEAR))
 assert got.shape == want.shape and (got == want).all(), (got.shape, want.shape)
 got = np.asarray(Image.open("pipe.pgm"))
@@ -140,4 +140,30 @@ PY
 	cmp in.pgm out.pgm
 	"$GPUFILT" in.pgm -o out.pgm --crop 31x17+0+0 -q
 	cmp in.pgm out.pgm
+}
+
+@test "--resize of a JPEG resizes the decoded pixels (equal to Pillow on gpufilt's own decoding)" {
+	for f in rocket.jpg hubble_deep_field.jpg; do
+		"$GPUFILT" "$SAMPLES/$f" -o dec.ppm -q
+		"$GPUFILT" "$SAMPLES/$f" -o small.ppm --resize 97x61! -q
+		"$GPUFILT" "$SAMPLES/$f" -o half.ppm --filter box --resize 50% -q
+		"$GPUFILT" "$SAMPLES/$f" -o decg.pgm --gray -q
+		"$GPUFILT" "$SAMPLES/$f" -o gray.pgm --gray --filter bicubic --resize 33x200! -q
+		want=$(/usr/bin/convert "$SAMPLES/$f" -resize 50% -format '%wx%h' info:)
+		python3 - "$want" <<'PY'
+import sys
+import numpy as np
+from PIL import Image
+dec = Image.open("dec.ppm")
+w, h = map(int, sys.argv[1].split("x"))
+R = Image.Resampling
+for path, im, size, flt in (("small.ppm", dec, (97, 61), R.LANCZOS),
+                            ("half.ppm", dec, (w, h), R.BOX)):
+    got, want = np.asarray(Image.open(path)), np.asarray(im.resize(size, flt))
+    assert got.shape == want.shape and (got == want).all(), (path, got.shape, want.shape)
+got = np.asarray(Image.open("gray.pgm"))
+want = np.asarray(Image.open("decg.pgm").resize((33, 200), R.BICUBIC))
+assert got.shape == want.shape and (got == want).all(), ("gray.pgm", got.shape, want.shape)
+PY
+	done
 }
