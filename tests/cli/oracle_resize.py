@@ -8,10 +8,13 @@ gray+alpha, RGB, RGBA; 8 and 16 bits), against independent oracles:
   (Pillow premultiplies LA and RGBA itself, except for nearest); 16-bit
   each channel alone as mode 'I' (int32) resized, clipped to 0..65535. For
   every filter (nearest, box, bilinear, hamming, bicubic, lanczos) on sizes
-  1x1 to about 1000, primes, 1xN and Nx1, ratios near 1, one axis or both,
-  shrinking, enlarging or mixed, large shrink factors (1000 -> 7), and the
-  same size (a copy: the input itself). Several inputs per gpufilt call,
-  through an output template.
+  1x1 to about 700 (fixed cases to 5000 on a side), primes, 1xN and Nx1,
+  ratios near 1, one axis or both, shrinking, enlarging or mixed, large
+  factors (1000 -> 7, 4000 -> 1, 7 -> 4999), and the same size (a copy:
+  the input itself). The eight layouts of a size go through one gpufilt
+  call per filter, by an output template.
+  Beside WxH!, each layout also goes through the other forms (W, xH, WxH,
+  WxH^, WxH>, WxH<, N%): Pillow's resize to the size convert gives.
 - crop: --crop WxH[+X+Y] equals numpy slicing of the region cut to the
   image (offsets may be negative), its size that of
   `convert -crop G +repage`; a region wholly outside exits 64, no output.

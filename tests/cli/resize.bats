@@ -37,9 +37,9 @@ size() {
 
 @test "bad geometry or filter exits 64, names the flag and writes nothing" {
 	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
-	for args in "--resize 0x0" "--resize -5x3" "--resize x" "--resize abc%" "--resize 10x" \
+	for args in "--resize 0x0" "--resize -5x3" "--resize x" "--resize abc%" \
 		"--resize 0%" "--resize 10x10+2+2" "--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
-		"--filter cubic" "--filter lanczos3" "--filter ''"; do
+		"--filter cubic" "--filter lanczos3" "--filter ''" "--resize 5x5! --filter box"; do
 		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
 		echo "$args: exit $status: $output"
 		[ "$status" -eq 64 ]
@@ -166,4 +166,13 @@ want = np.asarray(Image.open("decg.pgm").resize((33, 200), R.BICUBIC))
 assert got.shape == want.shape and (got == want).all(), ("gray.pgm", got.shape, want.shape)
 PY
 	done
+}
+
+@test "reports see the image of their place: --hist before and after --resize and --crop" {
+	"$GPUFILT" "$SAMPLES/coins.png" -o out.png --hist a.csv --resize 10x7! --hist b.csv \
+		--crop 4x3+8+5 --hist c.csv -q
+	[ "$(size out.png)" = "2 2" ]
+	[ "$(awk -F, 'END {print $3}' a.csv)" = 116352 ] # 384 x 303
+	[ "$(awk -F, 'END {print $3}' b.csv)" = 70 ]
+	[ "$(awk -F, 'END {print $3}' c.csv)" = 4 ]
 }
