@@ -153,6 +153,15 @@ int gf_resize_size(const gf_stage *s, int w, int h, int *ow, int *oh)
     return gf_geometry_resize(&GF_CPARAMS(s, gf_resize_params)->geom, w, h, ow, oh);
 }
 
+void gf_resize_set_size(gf_stage *s, int w, int h)
+{
+    gf_resize_params *p = GF_PARAMS(s, gf_resize_params);
+    p->geom.w = w;
+    p->geom.h = h;
+    p->geom.flags = GF_GEOM_W | GF_GEOM_H | GF_GEOM_EXACT;
+    snprintf(p->text, sizeof p->text, "%dx%d!", w, h);
+}
+
 static int check_size(const gf_stage *s, const gf_image *in, const gf_image *out)
 {
     int ow, oh;
