@@ -334,14 +334,13 @@ static void premul_row(const uint8_t *src, uint8_t *dst, int n, int C)
 
 /* Eight 32-bit sums as one vector (GCC's and clang's vector extensions:
  * one AVX2 register, or two SSE ones in the default clone). */
-typedef uint8_t u8x8 __attribute__((vector_size(8)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
 
+/* (Written element by element, which GCC and clang compile to one
+ * vpmovzxbd; __builtin_convertvector is taken apart lane by lane.) */
 static inline __attribute__((always_inline)) i32x8 load_u8x8(const uint8_t *p)
 {
-    u8x8 v;
-    memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, i32x8);
+    return (i32x8){p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]};
 }
 
 /* gf_resize_clip8 of each sum, stored as 8 bytes at p. */
@@ -352,8 +351,8 @@ static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *
     v &= ~m;
     m = v > top;
     v = (v & ~m) | (top & m);
-    const u8x8 b = __builtin_convertvector(v, u8x8);
-    memcpy(p, &b, sizeof b);
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)v[i];
 }
 
 /* Rows a block of the row pass: the block's rows interleaved, sample by
