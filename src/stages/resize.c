@@ -210,6 +210,35 @@ static void nearest_image(const gf_resize_axis *ax, const gf_resize_axis *ay, co
     }
 }
 
+/* What both CPU paths do first: 0 with the two axes' weights for the
+ * passes to come; 1 when out is done (a copy at the same size, or nearest),
+ * or an error, with nothing left to free. */
+static int begin(const gf_stage *s, const gf_image *in, gf_image *out, gf_resize_axis *ax,
+                 gf_resize_axis *ay)
+{
+    const gf_resize_filter f = GF_CPARAMS(s, gf_resize_params)->filter;
+    int rc;
+
+    if ((rc = check_size(s, in, out)))
+        return rc;
+    if (out->width == in->width && out->height == in->height) {
+        copy_image(in, out);
+        return 1;
+    }
+    if ((rc = gf_resize_axis_init(ax, in->width, out->width, f)))
+        return rc;
+    if ((rc = gf_resize_axis_init(ay, in->height, out->height, f))) {
+        gf_resize_axis_free(ax);
+        return rc;
+    }
+    if (f != GF_FILTER_NEAREST)
+        return 0;
+    nearest_image(ax, ay, in, out);
+    gf_resize_axis_free(ax);
+    gf_resize_axis_free(ay);
+    return 1;
+}
+
 /* ---- the gold reference: a sample at a time ---- */
 
 /* A source of the gold passes: the input (premultiplied where alpha >= 0)
@@ -272,22 +301,8 @@ int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out)
     int32_t *tmp = NULL, v[4];
     int rc;
 
-    if ((rc = check_size(s, in, out)))
-        return rc;
-    if (!need_h && !need_v) {
-        copy_image(in, out);
-        return 0;
-    }
-    if ((rc = gf_resize_axis_init(&ax, in->width, out->width, p->filter)))
-        return rc;
-    if ((rc = gf_resize_axis_init(&ay, in->height, out->height, p->filter))) {
-        gf_resize_axis_free(&ax);
-        return rc;
-    }
-    if (p->filter == GF_FILTER_NEAREST) {
-        nearest_image(&ax, &ay, in, out);
-        goto out;
-    }
+    if ((rc = begin(s, in, out, &ax, &ay)))
+        return rc < 0 ? rc : 0;
     gsrc g = {in, NULL, in->width, C, alpha};
     if (need_h) {
         if (!(tmp = malloc((size_t)out->width * in->height * C * sizeof *tmp))) {
@@ -512,22 +527,8 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
     size_t tstride = 0;
     int rc, failed = 0;
 
-    if ((rc = check_size(s, in, out)))
-        return rc;
-    if (!need_h && !need_v) {
-        copy_image(in, out);
-        return 0;
-    }
-    if ((rc = gf_resize_axis_init(&ax, in->width, out->width, p->filter)))
-        return rc;
-    if ((rc = gf_resize_axis_init(&ay, in->height, out->height, p->filter))) {
-        gf_resize_axis_free(&ax);
-        return rc;
-    }
-    if (p->filter == GF_FILTER_NEAREST) {
-        nearest_image(&ax, &ay, in, out);
-        goto out;
-    }
+    if ((rc = begin(s, in, out, &ax, &ay)))
+        return rc < 0 ? rc : 0;
     if (need_v) { /* the column pass's source: w x in->height */
         const int tw = need_h ? ow : iw;
         tstride = (size_t)tw * C * tsz;
