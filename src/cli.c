@@ -17,7 +17,7 @@
 #define HELP_WIDTH 79
 
 enum {
-    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_STRIP, O_COMPRESS, O_PAGE,
+    O_OUTPUT = 1, O_FORMAT, O_PNG_LEVEL, O_QUALITY, O_LOSSLESS, O_STRIP, O_COMPRESS, O_PAGE, O_DRAFT,
     O_FORCE, O_FILES_FROM, O_NULL, O_SHARD, O_JOBS, O_SKIP_EXISTING, O_DRY_RUN,
     O_AUTO_ORIENT, O_STATS,
     O_SHARED, O_NO_SHARED, O_VARIANT, O_BACKEND, O_DEVICE, O_COMPARE, O_TIMINGS, O_QUIET,
@@ -45,6 +45,9 @@ static const cli_opt cli_opts[] = {
      "turn an image upright by its EXIF Orientation (1-8; JPEG, PNG, TIFF, WebP) before "
      "the stages"},
     {"page", 0, "N", O_PAGE, "Input", "the page of a multi-page TIFF to read, from 0 (default 0)"},
+    {"draft", 0, NULL, O_DRAFT, "Input",
+     "a JPEG decodes shrunk on load (1/2, 1/4 or 1/8) for the first stage, a --resize, as "
+     "Pillow's draft(mode, (2w, 2h)) for a w x h result, then resizes exactly"},
     {"stats", 0, NULL, O_STATS, "Stage settings",
      "histogram statistics as key=value lines on stdout (a histogram at the end if no --hist)"},
     {"shared", 0, NULL, O_SHARED, "Kernels",
@@ -428,6 +431,7 @@ static int cli_option(parse_state *ps, int id, const char *arg, int *done)
     case O_QUALITY: return gf_parse_int("--quality", arg, 1, 100, &p->jpeg_quality);
     case O_LOSSLESS: p->webp_lossless = 1; break;
     case O_STRIP: p->strip = 1; break;
+    case O_DRAFT: p->draft = 1; break;
     case O_COMPRESS: {
         /* in gf_tiff_compress's order */
         static const char *const schemes[] = {"deflate", "none", "lzw", "packbits"};
@@ -683,6 +687,10 @@ int gf_cli_parse(int argc, char **argv, gf_plan *p)
             return 1;
         }
     }
+    if (p->draft && (p->nstages == 0 || strcmp(p->stages[0].ops->name, "resize")))
+        return gf_err(GF_EUSAGE, NULL,
+                      "--draft: the first stage must be a --resize (it shrinks JPEGs on load "
+                      "for that size)");
     if ((rc = finish_inputs(p, argc, argv)) || (rc = finish_settings(&ps)) ||
         (rc = finish_reports(p)) || (rc = finish_variants(&ps)) || (rc = finish_output(&ps)))
         return rc;

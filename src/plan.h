@@ -30,6 +30,7 @@ typedef struct gf_plan {
     int webp_lossless;      /* --lossless: WebP output lossless */
     int tiff_compress;      /* --compress: a gf_tiff_compress */
     int strip;              /* --strip: no ICC profile or EXIF written */
+    int draft;              /* --draft: JPEG inputs shrink on load for the first --resize */
     int force;              /* allow an output that is the input */
     int skip_existing;      /* skip inputs whose outputs all exist */
     int dry_run;            /* list what would be read and written, do nothing */

@@ -15,6 +15,7 @@
 #include "../report/files.h"
 #include "../stages/gray.h"
 #include "../stages/orient.h"
+#include "../stages/resize.h"
 #include "../report/json.h"
 #include "naming.h"
 
@@ -216,12 +217,39 @@ static void take_meta(gf_job *j, int flags, gf_load_info *info)
     j->meta_read = 1;
 }
 
+/* --draft: when job j's file is a JPEG, the size its first --resize gives
+ * the whole image (turned upright first with --auto-orient) into j, and
+ * the size to decode for, twice that (Pillow's draft(mode, (2w, 2h)), in the
+ * file's axes), into lim. */
+static int upright_op(int o);
+
+static void draft_size(const gf_plan *p, gf_job *j, gf_limits *lim)
+{
+    int w, h, o, tw, th, swap;
+
+    j->draft_w = j->draft_h = 0;
+    if (!p->draft || gf_jpeg_peek(j->buf, j->len, &w, &h, &o))
+        return;
+    swap = p->auto_orient && upright_op(o) >= 0 && gf_orient_swaps((gf_orient_op)upright_op(o));
+    if (gf_resize_size(&p->stages[0], swap ? h : w, swap ? w : h, &tw, &th) ||
+        (uint64_t)tw * (uint64_t)th > p->limits.max_pixels)
+        return; /* the stage refuses it, with its message, after the decode */
+    j->draft_w = tw;
+    j->draft_h = th;
+    lim->draft_w = 2u * (uint32_t)(swap ? th : tw);
+    lim->draft_h = 2u * (uint32_t)(swap ? tw : th);
+}
+
 /* Decodes job j's input on the CPU. */
 static int decode_cpu(gf_worker *w, gf_job *j, gf_image *img, gf_load_info *info)
 {
     const gf_plan *p = w->plan;
     const int flags = gf_job_decode_flags(p) | meta_flag(p, j);
-    int rc = gf_decode(display_name(j->it->path), j->buf, j->len, &p->limits, flags, img, info);
+    gf_limits lim = p->limits;
+    int rc;
+
+    draft_size(p, j, &lim);
+    rc = gf_decode(display_name(j->it->path), j->buf, j->len, &lim, flags, img, info);
     if (rc == 0) {
         take_meta(j, flags, info);
         lap(w, "decode", info->format, 0);
@@ -427,6 +455,8 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
     if (info.format && !strcmp(info.format, "jpeg") && w->jpeg_seen && use_gpu)
         w->jpeg_seen(w);
     pl.nstages = j->nstages = file_stages(p, &info, j->stages, &j->first);
+    if (j->draft_w) /* the JPEG decoded shrunk: its resize to the whole image's size */
+        gf_resize_set_size(&j->stages[j->first], j->draft_w, j->draft_h);
     if ((rc = check_layouts(p, it, j->stages, pl.nstages, &sh, &w->rep)) == 0 && use_gpu &&
         cheaper_on_cpu(p, it, j, &sh, &w->rep.out)) {
         use_gpu = 0;

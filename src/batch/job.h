@@ -55,6 +55,8 @@ typedef struct gf_job {
     gf_meta meta;         /* the input's ICC profile and EXIF, for the output (not with
                              --strip) */
     int meta_read;        /* meta is read (once: its warnings are said once) */
+    int draft_w, draft_h; /* --draft: the first --resize's size for the whole image, which
+                             the JPEG decoded shrunk is resized to exactly; 0: none */
     struct gf_job *next;
 } gf_job;
 

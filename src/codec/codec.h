@@ -31,6 +31,8 @@ typedef struct gf_limits {
                                  sample, checked from the header before decoding */
     uint32_t page;            /* --page: which image of a multi-page file (TIFF) to read,
                                  from 0; 0 for single-image formats */
+    uint32_t draft_w, draft_h; /* --draft: a JPEG decodes shrunk on load for this size
+                                  (gf_jpeg_draft_scale); 0: whole. Other formats whole */
 } gf_limits;
 
 #define GF_DEFAULT_MAX_PIXELS 268435456ull       /* 16384^2 */
@@ -164,6 +166,18 @@ enum {
      * kept and nothing is said. */
     GF_DECODE_META = 2,
 };
+
+/* The libjpeg-turbo scale 1/s (s = 8, 4, 2 or 1) at which a w x h JPEG
+ * decodes for a requested size of dw x dh (both >= 1), as Pillow's
+ * JpegImageFile.draft(mode, (dw, dh)) picks it: the largest s at most
+ * min(w / dw, h / dh) in integer division (1 when that is 0). The decoded
+ * image is ceil(w / s) x ceil(h / s). */
+int gf_jpeg_draft_scale(int w, int h, uint32_t dw, uint32_t dh);
+
+/* From a JPEG's header, before decoding (for --draft's target size): its
+ * width x height in pixels and EXIF Orientation (1-8; 1 when none). 0, or
+ * -1 when buf is not a JPEG whose header reads. */
+int gf_jpeg_peek(const unsigned char *buf, size_t len, int *w, int *h, int *orientation);
 
 /* Reads all of `path` ("-": stdin) into a malloc'd buffer *buf of *len
  * bytes (0 for an empty file), followed by a NUL byte not counted in *len.

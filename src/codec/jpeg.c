@@ -78,11 +78,18 @@ static int arithmetic(const unsigned char *buf, size_t len)
     return -1;
 }
 
+int gf_jpeg_draft_scale(int w, int h, uint32_t dw, uint32_t dh)
+{
+    const int64_t a = dw ? (int64_t)w / dw : 1, b = dh ? (int64_t)h / dh : 1;
+    const int64_t scale = a < b ? a : b;
+    return scale >= 8 ? 8 : scale >= 4 ? 4 : scale >= 2 ? 2 : 1;
+}
+
 int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                    int flags, gf_image *out, gf_load_info *info)
 {
     tjhandle tj = tjInitDecompress();
-    int w, h, subsamp, colorspace, channels, rc;
+    int w, h, subsamp, colorspace, channels, rc, s = 1;
 
     info->format = "jpeg";
     if (!tj)
@@ -104,6 +111,12 @@ int gf_decode_jpeg(const char *name, const unsigned char *buf, size_t len, const
         goto out;
     }
     info->orientation = gf_jpeg_orientation(buf, len);
+    /* --draft: libjpeg's DCT scaling to 1/s, which TurboJPEG picks as the
+     * largest scale whose image fits ceil(w / s) x ceil(h / s) */
+    if (lim->draft_w && lim->draft_h)
+        s = gf_jpeg_draft_scale(w, h, lim->draft_w, lim->draft_h);
+    w = (w + s - 1) / s;
+    h = (h + s - 1) / s;
     if ((rc = gf_image_alloc(out, w, h, channels, 8)))
         goto out;
     if (tjDecompress2(tj, buf, (unsigned long)len, out->data, w, (int)out->stride, h,
@@ -119,6 +132,22 @@ out:
     return rc;
 }
 
+int gf_jpeg_peek(const unsigned char *buf, size_t len, int *w, int *h, int *orientation)
+{
+    tjhandle tj;
+    int subsamp, colorspace, rc = -1;
+
+    if (len < 4 || !gf_jpeg_sniff(buf, len) || len > (unsigned long)-1 ||
+        !(tj = tjInitDecompress()))
+        return -1;
+    if (tjDecompressHeader3(tj, buf, (unsigned long)len, w, h, &subsamp, &colorspace) == 0) {
+        *orientation = gf_jpeg_orientation(buf, len);
+        rc = 0;
+    }
+    tjDestroy(tj);
+    return rc;
+}
+
 int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len,
                           const gf_limits *lim, int flags, int *width, int *height, int *subsamp,
                           gf_load_info *info)
@@ -127,8 +156,8 @@ int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len
     int colorspace, ok, channels = 1;
 
     if (len < 4 || !gf_jpeg_sniff(buf, len) || buf[len - 2] != 0xff || buf[len - 1] != 0xd9 ||
-        arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
-        return 0;
+        lim->draft_w || arithmetic(buf, len) != 0 || !(tj = tjInitDecompress()))
+        return 0; /* --draft: the CPU's scaled decode, the same bytes on every backend */
     ok = len <= (unsigned long)-1 &&
          tjDecompressHeader3(tj, buf, (unsigned long)len, width, height, subsamp, &colorspace) ==
              0 &&

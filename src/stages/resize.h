@@ -125,6 +125,11 @@ GF_HD unsigned gf_resize_clip16(int32_t v)
  * it does not fit in an int. */
 int gf_resize_size(const gf_stage *s, int w, int h, int *ow, int *oh);
 
+/* Makes s resize to exactly w x h (>= 1) pixels, whatever its geometry
+ * was: --draft's resize of a JPEG decoded shrunk, to the size the geometry
+ * gives the whole image. */
+void gf_resize_set_size(gf_stage *s, int w, int h);
+
 /* in (host) -> out (host, allocated by the caller at the stage's output
  * shape), the rule above. gf_resize_gold: a sample at a time; the CPU
  * backend's path: rows in parallel, the column pass a row of sums at a
