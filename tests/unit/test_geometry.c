@@ -115,6 +115,17 @@ static void arg(arglist *a, const char *fmt, ...)
     a->v[a->n] = NULL;
 }
 
+/* Ends a batch of parenthesised cases (one image left for convert to end
+ * on, written nowhere) and runs it. */
+static void run_batch(arglist *a, char **out, char **err)
+{
+    arg(a, "-size");
+    arg(a, "1x1");
+    arg(a, "xc:");
+    arg(a, "null:");
+    run_convert(a->v, out, err);
+}
+
 static void args_free(arglist *a)
 {
     for (int i = 0; i < a->n; i++)
@@ -319,11 +330,7 @@ static int check_resize_batch(resize_case *c, int first, int count)
         arg(&a, "+delete");
         arg(&a, ")");
     }
-    arg(&a, "-size");
-    arg(&a, "1x1");
-    arg(&a, "xc:");
-    arg(&a, "null:");
-    run_convert(a.v, &out, &err);
+    run_batch(&a, &out, &err);
     for (int i = first; i < first + count; i++) {
         const char *line = case_line(out, i);
         int iw, ih;
@@ -574,11 +581,7 @@ static void check_crop_batch(crop_case *k, int first, int count)
         arg(&a, "+delete");
         arg(&a, ")");
     }
-    arg(&a, "-size");
-    arg(&a, "1x1");
-    arg(&a, "xc:");
-    arg(&a, "null:");
-    run_convert(a.v, &out, &err);
+    run_batch(&a, &out, &err);
     for (int i = first; i < first + count; i++) {
         const crop_case *c = &k[i];
         const char *line = case_line(out, i);
