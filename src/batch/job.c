@@ -584,12 +584,14 @@ static int offload(gf_worker *w, gf_job *j, int *rc)
     const gf_plan *p = w->plan;
     gf_load_info info;
     const int flags = gf_job_decode_flags(p) | meta_flag(p, j);
+    gf_limits lim = p->limits;
     int subsamp;
 
     if (!w->offload)
         return 0;
     j->status = GF_JPEG_GPU_REFUSED;
-    if (gf_jpeg_gpu_candidate(display_name(j->it->path), j->buf, j->len, &p->limits, flags,
+    draft_size(p, j, &lim); /* --draft: the hardware decoder refuses it; the CPU shrinks it */
+    if (gf_jpeg_gpu_candidate(display_name(j->it->path), j->buf, j->len, &lim, flags,
                               &j->shape.width, &j->shape.height, &subsamp, &info)) {
         take_meta(j, flags, &info);
         j->shape.channels = info.channels;
