@@ -475,37 +475,26 @@ GF_CLONES static void col8(const uint8_t *const *rows, const int32_t *k, int cou
     }
 }
 
-/* The same at 16 bits, from Pillow's integers (row pass) or the input's
- * samples, the double sums in the same order as the gold's. */
-GF_CLONES static void col16_i32(const int32_t *const *rows, const double *k, int count, int n,
-                                double *restrict acc, uint16_t *restrict dst)
-{
-    for (int i = 0; i < n; i++)
-        acc[i] = 0.0;
-    for (int j = 0; j < count; j++) {
-        const int32_t *restrict r = rows[j];
-        const double w = k[j];
-        for (int i = 0; i < n; i++)
-            acc[i] += (double)r[i] * w;
+/* The same at 16 bits, from rows of T: Pillow's integers (int32_t, the
+ * row pass's) or the input's samples (uint16_t); the double sums in the
+ * same order as the gold's. */
+#define COL16(T)                                                                              \
+    GF_CLONES static void col16_##T(const T *const *rows, const double *k, int count, int n,  \
+                                    double *restrict acc, uint16_t *restrict dst)             \
+    {                                                                                         \
+        for (int i = 0; i < n; i++)                                                           \
+            acc[i] = 0.0;                                                                     \
+        for (int j = 0; j < count; j++) {                                                     \
+            const T *restrict r = rows[j];                                                    \
+            const double w = k[j];                                                            \
+            for (int i = 0; i < n; i++)                                                       \
+                acc[i] += (double)r[i] * w;                                                   \
+        }                                                                                     \
+        for (int i = 0; i < n; i++)                                                           \
+            dst[i] = (uint16_t)gf_resize_clip16(gf_resize_round(acc[i]));                     \
     }
-    for (int i = 0; i < n; i++)
-        dst[i] = (uint16_t)gf_resize_clip16(gf_resize_round(acc[i]));
-}
-
-GF_CLONES static void col16_u16(const uint16_t *const *rows, const double *k, int count, int n,
-                                double *restrict acc, uint16_t *restrict dst)
-{
-    for (int i = 0; i < n; i++)
-        acc[i] = 0.0;
-    for (int j = 0; j < count; j++) {
-        const uint16_t *restrict r = rows[j];
-        const double w = k[j];
-        for (int i = 0; i < n; i++)
-            acc[i] += (double)r[i] * w;
-    }
-    for (int i = 0; i < n; i++)
-        dst[i] = (uint16_t)gf_resize_clip16(gf_resize_round(acc[i]));
-}
+COL16(int32_t)
+COL16(uint16_t)
 
 /* Divides the colour of n pixels back by their alpha (the last channel). */
 static void unpremul_row(uint8_t *row, int n, int C)
@@ -613,10 +602,10 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                     if (alpha >= 0)
                         unpremul_row(dst, ow, C);
                 } else if (need_h)
-                    col16_i32((const int32_t *const *)rows, ay.k + (size_t)y * ay.ksize,
+                    col16_int32_t((const int32_t *const *)rows, ay.k + (size_t)y * ay.ksize,
                               ay.count[y], n, acc, (uint16_t *)(void *)dst);
                 else
-                    col16_u16((const uint16_t *const *)rows, ay.k + (size_t)y * ay.ksize,
+                    col16_uint16_t((const uint16_t *const *)rows, ay.k + (size_t)y * ay.ksize,
                               ay.count[y], n, acc, (uint16_t *)(void *)dst);
             }
             free(rows);
