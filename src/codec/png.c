@@ -12,6 +12,7 @@
 #include <isa-l/igzip_lib.h>
 
 #include "formats.h"
+#include "igzip.h"
 
 /* Ancillary chunks: any one at most this large, all of them (text, ICC
  * profiles, EXIF) at most CACHE_LIMIT in memory; the image data is not
@@ -341,8 +342,9 @@ out:
  * written before the segments are, so a load before a segment's start or
  * past its end meets neither another segment's rows (filtered by another
  * thread meanwhile) nor memory outside the allocation; the stream, level
- * buffer and output are zeroed (docs/benchmarks.md: "A large image's PNG
- * bytes"). */
+ * buffer and output are zeroed, and each stream lies where igzip.c puts it,
+ * away from an igzip bug that made the bytes depend on the stream's address
+ * (docs/benchmarks.md: "A large image's PNG bytes"). */
 #define SEGMENT_BYTES (1u << 20)
 #define SEGMENT_MIN_BYTES (12u << 20)
 #define ISAL_MAX_LEVEL 2
@@ -479,7 +481,8 @@ typedef struct segment {
 
 /* Filtered bytes f[0, raw) deflated raw by igzip at `level` into sg, a
  * whole stream's end (the final block) when last, else ended byte-aligned
- * by a full flush. */
+ * by a full flush. The stream lies where igzip.c places it, so the bytes
+ * do not depend on where memory lies. */
 static void deflate_isal(const unsigned char *f, size_t raw, int level, int last, segment *sg)
 {
     static const uint32_t buf_size[ISAL_MAX_LEVEL + 1] = {ISAL_DEF_LVL0_DEFAULT,
@@ -487,34 +490,36 @@ static void deflate_isal(const unsigned char *f, size_t raw, int level, int last
                                                           ISAL_DEF_LVL2_DEFAULT};
     /* stored blocks cost 5 bytes in 65535; headers and the flush's end */
     const size_t cap = raw + raw / 1024 + 1024;
-    struct isal_zstream z;
+    struct isal_zstream *placed = gf_igzip_stream(f, raw, 0), own;
+    struct isal_zstream *z = placed ? placed : &own;
 
     /* zeroed, as are the stream and the output: igzip's stateless deflate
      * reads parts of the stream and level buffer that
-     * isal_deflate_stateless_init does not set (valgrind), which made the
-     * bytes of a large image's PNG differ between runs now and then */
+     * isal_deflate_stateless_init does not set (valgrind) */
     sg->z = calloc(1, cap);
     unsigned char *level_buf = calloc(1, buf_size[level]);
     sg->failed = 1;
-    memset(&z, 0, sizeof z);
+    if (!placed)
+        memset(&own, 0, sizeof own);
     if (sg->z && level_buf) {
-        isal_deflate_stateless_init(&z);
-        z.next_in = (uint8_t *)(uintptr_t)f;
-        z.avail_in = (uint32_t)raw;
-        z.next_out = sg->z;
-        z.avail_out = (uint32_t)cap;
-        z.level = (uint32_t)level;
-        z.level_buf = level_buf;
-        z.level_buf_size = buf_size[level];
-        z.gzip_flag = IGZIP_DEFLATE;
-        z.end_of_stream = (uint16_t)last;
-        z.flush = last ? NO_FLUSH : FULL_FLUSH;
-        if (isal_deflate_stateless(&z) == COMP_OK) {
-            sg->n = z.total_out;
+        isal_deflate_stateless_init(z);
+        z->next_in = (uint8_t *)(uintptr_t)f;
+        z->avail_in = (uint32_t)raw;
+        z->next_out = sg->z;
+        z->avail_out = (uint32_t)cap;
+        z->level = (uint32_t)level;
+        z->level_buf = level_buf;
+        z->level_buf_size = buf_size[level];
+        z->gzip_flag = IGZIP_DEFLATE;
+        z->end_of_stream = (uint16_t)last;
+        z->flush = last ? NO_FLUSH : FULL_FLUSH;
+        if (isal_deflate_stateless(z) == COMP_OK) {
+            sg->n = z->total_out;
             sg->failed = 0;
         }
     }
     free(level_buf);
+    gf_igzip_stream_free(placed);
 }
 
 /* The filtered rows f (raw bytes) as one zlib stream by libdeflate. */
