@@ -45,29 +45,29 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
             const int sx = HORIZ ? lo + j : x, sy = HORIZ ? y : lo + j;
             const S *p = (const S *)(src + (size_t)sy * spitch) + (size_t)sx * C;
             const int32_t w = k8[(size_t)i * ksize + j];
-            unsigned v[C];
+            const unsigned a = p[C - 1];
 #pragma unroll
-            for (int c = 0; c < C; c++)
-                v[c] = (unsigned)p[c];
-            if (premul)
-#pragma unroll
-                for (int c = 0; c < C - 1; c++)
-                    v[c] = gf_resize_premul(v[c], v[C - 1]);
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                ss[c] += (int32_t)v[c] * w;
+            for (int c = 0; c < C; c++) {
+                unsigned v = p[c];
+                if (premul && c < C - 1)
+                    v = gf_resize_premul(v, a);
+                ss[c] += (int32_t)v * w;
+            }
         }
-        unsigned r[C];
+        /* the alpha first: each colour is divided by the result's alpha.
+         * Through a volatile: CUDA 13.0's ptxas (sm_90, -O1 to -O3, and the
+         * driver's JIT) otherwise mis-derived this clamped alpha and left the
+         * first colour, or with selects every colour, premultiplied
+         * (test_gpu; -Xptxas -O0 and this copy divide correctly). */
+        volatile unsigned va = gf_resize_clip8(ss[C - 1]);
+        const unsigned a = va;
 #pragma unroll
-        for (int c = 0; c < C; c++)
-            r[c] = gf_resize_clip8(ss[c]);
-        if (unpremul)
-#pragma unroll
-            for (int c = 0; c < C - 1; c++)
-                r[c] = gf_resize_unpremul(r[c], r[C - 1]);
-#pragma unroll
-        for (int c = 0; c < C; c++)
-            out[c] = (D)r[c];
+        for (int c = 0; c < C; c++) {
+            unsigned r = gf_resize_clip8(ss[c]);
+            if (unpremul && c < C - 1)
+                r = gf_resize_unpremul(r, a);
+            out[c] = (D)r;
+        }
     } else { /* 16 bits: Pillow's mode I, double sums */
         double ss[C];
 #pragma unroll

@@ -55,13 +55,18 @@ if want oracle; then
 			"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
 			status=1
 	done
+	echo "== --resize on the GPU, every layout and filter, against Pillow (crop: the bytes step)"
+	"$(pick_python "numpy, PIL")" tests/cli/oracle_resize.py "$gpufilt" \
+		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda \
+		pillow || status=1
 fi
 if want compare; then
 echo "== gpufilt --compare on the samples"
 for f in $samples; do
 	for stages in "--mean 3" "--mean 5 --border reflect101" "--gray --threshold otsu --rowsum -" \
 		"--rotate 90 --hist -" "--flop --colsum -" "--depth 16 --mean 5 --transpose --hist -" \
-		"--threshold 100 --flip --rowsum -"; do
+		"--threshold 100 --flip --rowsum -" "--resize 333x222! --mean 3" \
+		"--filter box --resize 25% --crop 40x30+3+2 --hist -"; do
 		"$gpufilt" "$f" $stages --compare --backend cuda -q >/dev/null ||
 			{ echo "test-gpu: $f $stages: --compare failed"; status=1; }
 	done
@@ -87,7 +92,9 @@ for in in "$t"/in-*.pam; do
 		"--transpose" "--rotate 270" "--rotate 180" "--flip" "--flop" "--gray" "--depth 8" "--depth 16" \
 		"--mean 7x3" "--gaussian 1.5" "--unsharp 1,1.5,2" "--median 3" "--median 9" "--erode 5" \
 		"--close 9x3" "--sobel" "--scharr --border reflect101" "--laplacian" \
-		"--convolve 3x3:1,-2,1,2,-4,2,1,-2,1"; do
+		"--convolve 3x3:1,-2,1,2,-4,2,1,-2,1" "--resize 317x211!" "--filter bilinear --resize 150%" \
+		"--filter nearest --resize 77x500!" "--filter bicubic --resize 1000x1!" \
+		"--crop 500x200+13+7" "--crop 64x64+990+320 --mean 3"; do
 		"$gpufilt" "$in" $stages -o "$t/cpu.png" --backend cpu -q
 		# every variant for 8-bit gray; the defaults for the other layouts
 		# (test_gpu checks every variant on every layout against the gold)

@@ -103,8 +103,9 @@ int main(int argc, char **argv)
     static const int layouts[8][2] = {{1, 8},  {2, 8},  {3, 8},  {4, 8},
                                       {1, 16}, {2, 16}, {3, 16}, {4, 16}};
     char name[128], what[256];
-    gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                     GF_DEFAULT_MAX_IMAGE_BYTES};
+    gf_limits lim = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                     .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                     .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
 
     if (gf_gpu_open(0, &gpu, name, sizeof name)) {
         printf("SKIP: %s\n", gf_errmsg());
