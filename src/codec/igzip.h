@@ -13,8 +13,9 @@
  * deflating the n bytes at `in` (host memory; n may be below 6) from the
  * start of a stream. Tries at most GF_IGZIP_TRIES places, the first at
  * index `first` of a fixed sequence (0 in normal use; tests pick others to
- * move the struct). Returns NULL where none could be mapped: the caller
- * then uses a struct of its own, whose bytes may differ between runs.
+ * move the struct). Returns NULL where none could be mapped, and always
+ * in a ThreadSanitizer build: the caller then uses a struct of its own,
+ * whose bytes may differ between runs.
  * Release it with gf_igzip_stream_free. */
 #define GF_IGZIP_TRIES 64
 struct isal_zstream *gf_igzip_stream(const unsigned char *in, size_t n, unsigned first);
