@@ -3,7 +3,8 @@
 # gold reference on all sizes, layouts and samples, then the small sizes
 # under each compute-sanitizer tool, then gpufilt itself: every layout
 # through every stage with --backend cuda against numpy and OpenCV
-# (tests/cli/layouts.py; the neighbourhood stages: tests/cli/oracle_*.py),
+# (tests/cli/layouts.py; the neighbourhood stages: tests/cli/oracle_*.py;
+# --resize against Pillow: tests/cli/oracle_resize.py),
 # --compare on every sample, the same output bytes from every backend and kernel variant on
 # every layout, and nvJPEG's decode (colour and luma) against the CPU's in
 # batches (a generated JPEG corpus, bad files and the JPEG fuzzing corpus
