@@ -109,7 +109,8 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 processed, 0 failed, 1 skipped"* ]]
 	run "$GPUFILT" "$SAMPLES/camera.png" "$SAMPLES/moon.png" -o 'j/{stem}.png' --skip-existing
-	[[ "$output" == *"0 processed, 0 failed, 2 skipped (0.00 s)"* ]]
+	# the wall time, not a rate; under a sanitizer or load it may pass 0.00 s
+	[[ "$output" =~ 0\ processed,\ 0\ failed,\ 2\ skipped\ \([0-9]+\.[0-9]{2}\ s\) ]]
 	[[ "$output" != *"images/s"* ]]
 }
 
