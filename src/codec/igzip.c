@@ -20,8 +20,9 @@
  * hash being igzip's (CRC-32C of a word). Every hash table igzip uses has
  * at most 65536 slots (its mask keeps at most those bits), so the body then
  * does what it was written to do, whichever such A it gets, and the bytes
- * depend on the input alone. hash is invertible, so each try computes an
- * A (free high 16 bits of the hash, taken from a fixed sequence) and maps
+ * depend on the input alone. hash is invertible (its steps run
+ * backwards), so each try computes an A (free high 16 bits of the hash,
+ * taken from a fixed sequence) and maps
  * the struct there with MAP_FIXED_NOREPLACE, which never replaces a
  * mapping; a taken or invalid address (kernel space, a sanitizer's shadow)
  * fails, and the next is tried. */
@@ -58,27 +59,11 @@ uint32_t gf_igzip_hash(uint32_t v)
 
 uint32_t gf_igzip_unhash(uint32_t h)
 {
-    /* Gauss-Jordan over GF(2): col[i] = hash(pre[i]) until col[i] = 1 << i */
-    uint32_t col[32], pre[32], x = 0;
+    /* each step of gf_igzip_hash backwards: the polynomial's top bit is set
+     * and v >> 1's is not, so a step's top bit is the bit it shifted out */
     for (int i = 0; i < 32; i++)
-        col[i] = gf_igzip_hash(1u << i), pre[i] = 1u << i;
-    for (int b = 0; b < 32; b++) {
-        int p = b;
-        while (p < 32 && !(col[p] >> b & 1))
-            p++;
-        if (p == 32)
-            return 0; /* not reached: CRC-32C's map is invertible */
-        uint32_t t = col[p];
-        col[p] = col[b], col[b] = t;
-        t = pre[p], pre[p] = pre[b], pre[b] = t;
-        for (int j = 0; j < 32; j++)
-            if (j != b && (col[j] >> b & 1))
-                col[j] ^= col[b], pre[j] ^= pre[b];
-    }
-    for (int b = 0; b < 32; b++)
-        if (h >> b & 1)
-            x ^= pre[b];
-    return x;
+        h = h >> 31 ? (h ^ 0x82f63b78u) << 1 | 1u : h << 1;
+    return h;
 }
 
 static size_t stream_bytes(void)
@@ -89,14 +74,14 @@ static size_t stream_bytes(void)
 
 struct isal_zstream *gf_igzip_stream(const unsigned char *in, size_t n, unsigned first)
 {
+    if (!GF_IGZIP_PLACE)
+        return NULL;
     uint32_t word = 0;
     for (size_t i = 2; i < 6 && i < n; i++)
         word |= (uint32_t)in[i] << 8 * (i - 2);
     const uint32_t low = gf_igzip_hash(word) & 0xffffu;
     const size_t len = stream_bytes();
 
-    if (!GF_IGZIP_PLACE)
-        return NULL;
     for (unsigned k = first; k < first + GF_IGZIP_TRIES; k++) {
         /* high halves spread over the 65536 (40503: odd, so k -> hi is one
          * to one), each giving another address */

@@ -23,7 +23,7 @@ void gf_igzip_stream_free(struct isal_zstream *z);
 
 /* igzip's hash of a 32-bit word: CRC-32C from 0 with no final inversion,
  * as SSE4.2's crc32 instruction computes it; and the word that hashes to
- * h (the map is linear and invertible over GF(2)). */
+ * h (each of the hash's 32 steps undone). */
 uint32_t gf_igzip_hash(uint32_t v);
 uint32_t gf_igzip_unhash(uint32_t h);
 
