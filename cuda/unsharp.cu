@@ -38,3 +38,9 @@ extern "C" int gf_unsharp_constant_cuda(const gf_stage *s, const gf_dimage *in, 
 {
     return unsharp_cuda(s, in, out, GAUSS_CONSTANT, stream);
 }
+
+extern "C" int gf_unsharp_register_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                        void *stream)
+{
+    return unsharp_cuda(s, in, out, GAUSS_REGISTER, stream);
+}

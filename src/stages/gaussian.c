@@ -337,7 +337,8 @@ static double gauss_cost(const gf_stage *s, const gf_shape *in)
 /* Test configurations: the default K at two sigmas and K = 3 and 5, each
  * border (a random constant within 8 bits), then larger windows, which make
  * test-gpu keeps to small images: SIGMA 5 (K 31 / 41) and 20 (K 121 /
- * 127). Bench: SIGMA 1 (K 7), 2 (K 13) and 2.5 (K 15). */
+ * 127), and a random SIGMA of 0.1 to 5. Bench: SIGMA 1 (K 7), 2 (K 13), 2.5 (K 17)
+ * and 5 (K 31). */
 static int gauss_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
     static const gf_border_mode modes[] = {GF_BORDER_REPLICATE, GF_BORDER_REFLECT101,
@@ -345,14 +346,17 @@ static int gauss_config(gf_stage *s, int i, int bench, uint64_t *rng)
     static const struct {
         double sigma;
         int k;
-    } test[] = {{0.8, 0}, {2.0, 0}, {1.5, 3}, {1.0, 5}, {0.3, 0}, {3.3, 9}, {5.0, 0}, {20.0, 0}},
-      bench_cfg[] = {{1.0, 0}, {2.0, 0}, {2.5, 0}};
+    } test[] = {{0.8, 0}, {2.0, 0}, {1.5, 3}, {1.0, 5}, {0.3, 0}, {3.3, 9}, {5.0, 0}, {20.0, 0},
+                {0.0, 0}},
+      bench_cfg[] = {{1.0, 0}, {2.0, 0}, {2.5, 0}, {5.0, 0}};
     gf_gauss_params *p = GF_PARAMS(s, gf_gauss_params);
 
-    if (i >= (bench ? 3 : 8))
+    if (i >= (bench ? 4 : 9))
         return 0;
     p->sigma = bench ? bench_cfg[i].sigma : test[i].sigma;
     p->k = bench ? bench_cfg[i].k : test[i].k;
+    if (p->sigma == 0.0) /* a random SIGMA of 0.1 .. 5: every window up to 31 x 31 in time */
+        p->sigma = 0.1 + 0.1 * (double)(gf_rand(rng) % 50);
     p->border.mode = bench ? GF_BORDER_REPLICATE : modes[i % 3];
     p->border.value = p->border.mode == GF_BORDER_CONSTANT ? (int)(gf_rand(rng) & 255) : 0;
     return 1;
@@ -372,11 +376,12 @@ static const gf_variant gauss_variants[] = {
     {"global", GF_CUDA(gf_gauss_global_cuda)},
     {"shared", GF_CUDA(gf_gauss_shared_cuda)},
     {"constant", GF_CUDA(gf_gauss_constant_cuda)},
+    {"register", GF_CUDA(gf_gauss_register_cuda)},
     {NULL, NULL},
 };
 
 static const gf_default gauss_defaults[] = {
-    {0, 0, "constant"},
+    {0, 0, "register"},
     {0, 0, NULL},
 };
 

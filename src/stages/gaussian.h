@@ -127,14 +127,20 @@ int gf_gauss_parse_sigma(const char *opt, const char *s, double *sigma, const ch
  * sums then the column sum: O(K^2) a pixel), `shared` (the framework's
  * separable strip kernel: row segments staged in shared memory, the row
  * pass into a shared ring, the column pass from it; weights read from a
- * device buffer in global memory) and `constant` (the same with the weights
- * in the kernel's parameters, the constant bank). */
+ * device buffer in global memory), `constant` (the same with the weights
+ * in the kernel's parameters, the constant bank) and `register` (the column
+ * pass first, its window held in registers as the strip slides down, the
+ * row pass from shared memory, in floating point where that is exact and
+ * checked where it is not: cuda/gaussian.cuh; `constant` past its windows). */
 int gf_gauss_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_gauss_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_gauss_constant_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_unsharp_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_unsharp_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_unsharp_constant_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                             void *stream);
+int gf_gauss_register_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_unsharp_register_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
                              void *stream);
 
 #ifdef __cplusplus

@@ -179,11 +179,12 @@ static const gf_variant unsharp_variants[] = {
     {"global", GF_CUDA(gf_unsharp_global_cuda)},
     {"shared", GF_CUDA(gf_unsharp_shared_cuda)},
     {"constant", GF_CUDA(gf_unsharp_constant_cuda)},
+    {"register", GF_CUDA(gf_unsharp_register_cuda)},
     {NULL, NULL},
 };
 
 static const gf_default unsharp_defaults[] = {
-    {0, 0, "constant"},
+    {0, 0, "register"},
     {0, 0, NULL},
 };
 
