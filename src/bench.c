@@ -171,9 +171,12 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     if (!cpu.match)
         fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
     for (int v = 0; b->gpu && s->ops->variants[v].name; v++) {
-        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes, res[v].match);
+        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes,
+                        res[v].inexact ? -1 : res[v].match);
         r->speedup = res[0].ms / res[v].ms;
-        if (!res[v].match)
+        if (res[v].inexact)
+            gf_table_inexact(r, res[v].max_diff, res[v].ndiff, res[v].nsamples);
+        else if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
     }
     return 0;

@@ -45,7 +45,8 @@ int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in)
     for (; d && d->variant; d++)
         if (cc >= d->min_cc && (uint64_t)in->width * (uint64_t)in->height >= d->min_pixels) {
             int v = gf_stage_variant_index(s->ops, d->variant);
-            return v >= 0 ? v : 0;
+            /* an inexact variant is never a default */
+            return v >= 0 && !s->ops->variants[v].inexact ? v : 0;
         }
     return 0;
 }

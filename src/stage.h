@@ -73,10 +73,14 @@ typedef int (*gf_launch_fn)(const gf_stage *s, const gf_dimage *in, gf_dimage *o
 
 /* A kernel variant: its name (--variant NAME) and launcher (NULL without
  * CUDA). Variant 0 is the baseline that --compare and bench measure the
- * others against. */
+ * others against. An inexact variant (texture filtering's 8-bit fractions)
+ * is by design not bit-exact: --compare, gpufilt bench and make test-gpu
+ * report its difference from the gold (the largest and the count of
+ * differing samples) instead of failing, and it is never a default. */
 typedef struct gf_variant {
     const char *name;
     gf_launch_fn launch;
+    int inexact; /* 1: an approximation of the stage's rule */
 } gf_variant;
 
 /* The default variant where no --variant is given: the first row whose
@@ -249,7 +253,8 @@ int gf_stage_nvariants(const gf_stage_ops *ops);
 
 /* The variant s runs on a device of compute capability cc (major * 10 +
  * minor) for an input of shape in: s->variant when set, else the first
- * matching row of ops->defaults (pixels counted as width x height), else 0. */
+ * matching row of ops->defaults (pixels counted as width x height) unless it
+ * names an inexact variant, else 0. */
 int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in);
 
 /* Output shape of s for an input of shape in (out may be in). */

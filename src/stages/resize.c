@@ -755,8 +755,15 @@ static const gf_stage_opt resize_opts[] = {
 };
 
 static const gf_variant resize_variants[] = {
-    {"global", GF_CUDA(gf_resize_global_cuda)},
-    {NULL, NULL},
+    {"global", GF_CUDA(gf_resize_global_cuda), 0},
+    {"shared", GF_CUDA(gf_resize_shared_cuda), 0},
+    {"texture", GF_CUDA(gf_resize_texture_cuda), 1}, /* inexact: never a default */
+    {NULL, NULL, 0},
+};
+
+static const gf_default resize_defaults[] = {
+    {0, 0, "shared"},
+    {0, 0, NULL},
 };
 
 const gf_stage_ops gf_stage_resize = {
@@ -767,6 +774,7 @@ const gf_stage_ops gf_stage_resize = {
     .group = "resize",
     .opts = resize_opts,
     .variants = resize_variants,
+    .defaults = resize_defaults,
     .layouts = GF_LAYOUTS_ALL,
     .check = resize_check,
     .unchanged = resize_unchanged,
