@@ -15,7 +15,7 @@
  *            nearest: the global kernels;
  *   texture  hardware bilinear filtering (cudaFilterModeLinear): two taps of
  *            one sign become one fetch between them, weighted by their sum.
- *            Its 8-bit fractions make it inexact (gf_variant.inexact). */
+ *            Its 8-bit fractions make it inexact (gf_stage_ops.inexact). */
 #include "check.h"
 
 #include "../src/stages/resize.h"
@@ -359,7 +359,7 @@ static void relocate(tab_view *v, const unsigned char *base)
  * and TAB_CACHE_BYTES at most; past that a table is built for the call and
  * freed after it. Entries are never freed: a kernel in flight on any stream
  * may read them. */
-#define TAB_CACHE 32
+#define TAB_CACHE 64
 #define TAB_CACHE_BYTES ((size_t)256 << 20)
 
 typedef struct tab_key {
@@ -1064,18 +1064,6 @@ static int run_global(job *j, const gf_dimage *in, gf_dimage *out, cudaStream_t 
     return 0;
 }
 
-extern "C" int gf_resize_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
-                                     void *stream)
-{
-    cudaStream_t st = (cudaStream_t)stream;
-    job j;
-    int rc = job_begin(s, in, out, st, &j);
-
-    if (rc)
-        return rc < 0 ? rc : 0;
-    return job_end(&j, st, run_global(&j, in, out, st));
-}
-
 /* The shared variant's passes at 8 bits for C channels. */
 template <int C>
 static int shared_passes(job *j, const gf_dimage *in, gf_dimage *out, cudaStream_t st)
@@ -1123,27 +1111,6 @@ static int shared_passes(job *j, const gf_dimage *in, gf_dimage *out, cudaStream
             alpha && !j->need_h, alpha);
     }
     return 0;
-}
-
-extern "C" int gf_resize_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
-                                     void *stream)
-{
-    cudaStream_t st = (cudaStream_t)stream;
-    job j;
-    int rc = job_begin(s, in, out, st, &j);
-
-    if (rc)
-        return rc < 0 ? rc : 0;
-    if (!j.w8 || j.f == GF_FILTER_NEAREST)
-        rc = run_global(&j, in, out, st);
-    else
-        switch (j.C) {
-        case 1: rc = shared_passes<1>(&j, in, out, st); break;
-        case 2: rc = shared_passes<2>(&j, in, out, st); break;
-        case 3: rc = shared_passes<3>(&j, in, out, st); break;
-        default: rc = shared_passes<4>(&j, in, out, st); break;
-        }
-    return job_end(&j, st, rc);
 }
 
 /* One texture pass of CT-channel texels over src (w x h texels of `kind`)
@@ -1228,8 +1195,18 @@ static int texture_passes(job *j, const gf_dimage *in, gf_dimage *out, cudaStrea
     return 0;
 }
 
-extern "C" int gf_resize_texture_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
-                                      void *stream)
+enum { V_GLOBAL, V_SHARED, V_TEXTURE };
+
+/* Variant v's passes over C channels. */
+template <int C>
+static int passes_of(int v, job *j, const gf_dimage *in, gf_dimage *out, cudaStream_t st)
+{
+    return v == V_SHARED ? shared_passes<C>(j, in, out, st) : texture_passes<C>(j, in, out, st);
+}
+
+/* Variant v on in into out: the global kernels for the global variant, for
+ * nearest (a gather, exact already) and for the shared variant at 16 bits. */
+static int launch(int v, const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
     job j;
@@ -1237,14 +1214,32 @@ extern "C" int gf_resize_texture_cuda(const gf_stage *s, const gf_dimage *in, gf
 
     if (rc)
         return rc < 0 ? rc : 0;
-    if (j.f == GF_FILTER_NEAREST) /* a gather: exact already */
+    if (v == V_GLOBAL || j.f == GF_FILTER_NEAREST || (v == V_SHARED && !j.w8))
         rc = run_global(&j, in, out, st);
     else
         switch (j.C) {
-        case 1: rc = texture_passes<1>(&j, in, out, st); break;
-        case 2: rc = texture_passes<2>(&j, in, out, st); break;
-        case 3: rc = texture_passes<3>(&j, in, out, st); break;
-        default: rc = texture_passes<4>(&j, in, out, st); break;
+        case 1: rc = passes_of<1>(v, &j, in, out, st); break;
+        case 2: rc = passes_of<2>(v, &j, in, out, st); break;
+        case 3: rc = passes_of<3>(v, &j, in, out, st); break;
+        default: rc = passes_of<4>(v, &j, in, out, st); break;
         }
     return job_end(&j, st, rc);
+}
+
+extern "C" int gf_resize_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                     void *stream)
+{
+    return launch(V_GLOBAL, s, in, out, stream);
+}
+
+extern "C" int gf_resize_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                     void *stream)
+{
+    return launch(V_SHARED, s, in, out, stream);
+}
+
+extern "C" int gf_resize_texture_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                      void *stream)
+{
+    return launch(V_TEXTURE, s, in, out, stream);
 }

@@ -211,8 +211,8 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
             (rc = gf_gpu_time(gpu, reps, launch_stage, &l, &res[v].ms)) ||
             (rc = fetch(gpu, s, src, l.out, &got)))
             break;
-        check_output(s, s->ops->variants[v].name, s->ops->variants[v].inexact, &got, ref,
-                     &res[v]);
+        check_output(s, s->ops->variants[v].name, gf_stage_variant_inexact(s->ops, v), &got,
+                     ref, &res[v]);
         if (gf_stage_is_report(s))
             free(got.vals); /* an image is a view of the pinned buffer */
     }
@@ -390,7 +390,7 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
         }
     }
     *chosen_ms = res[chosen].ms;
-    if (s->ops->variants[chosen].inexact && !gf_stage_is_report(s)) {
+    if (gf_stage_variant_inexact(s->ops, chosen) && !gf_stage_is_report(s)) {
         /* the stages after it start from what the device holds: the chosen
          * inexact variant's image, not the gold's */
         gf_output_free(&ref);

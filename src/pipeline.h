@@ -65,7 +65,7 @@ typedef struct gf_variant_result {
     double ms;     /* median time, ms (CUDA events on the GPU, wall clock on the CPU) */
     int match;     /* 1 when bit-identical to the gold */
     char why[192]; /* the first difference, when not */
-    /* An inexact variant (gf_variant.inexact) of the gold's shape: its
+    /* An inexact variant (gf_stage_ops.inexact) of the gold's shape: its
      * difference is measured and reported, never a failure; 0 for the
      * others, and for an inexact variant that gives the wrong shape. */
     int inexact;

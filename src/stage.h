@@ -73,14 +73,10 @@ typedef int (*gf_launch_fn)(const gf_stage *s, const gf_dimage *in, gf_dimage *o
 
 /* A kernel variant: its name (--variant NAME) and launcher (NULL without
  * CUDA). Variant 0 is the baseline that --compare and bench measure the
- * others against. An inexact variant (texture filtering's 8-bit fractions)
- * is by design not bit-exact: --compare, gpufilt bench and make test-gpu
- * report its difference from the gold (the largest and the count of
- * differing samples) instead of failing, and it is never a default. */
+ * others against. */
 typedef struct gf_variant {
     const char *name;
     gf_launch_fn launch;
-    int inexact; /* 1: an approximation of the stage's rule */
 } gf_variant;
 
 /* The default variant where no --variant is given: the first row whose
@@ -161,6 +157,12 @@ struct gf_stage_ops {
     const char *group;         /* gpufilt bench experiment that runs it: "mean", "transpose" */
     const gf_stage_opt *opts;  /* its command-line options, ending with {NULL} */
     const gf_variant *variants; /* CUDA variants, ending with {NULL}; [0] the baseline */
+    /* The names of its inexact variants, ending with NULL (NULL: none): by
+     * design not bit-exact (texture filtering's 8-bit fractions), so that
+     * --compare, gpufilt bench and make test-gpu report their difference
+     * from the gold (the largest, and the count of samples that differ)
+     * instead of failing them; never a default, never the baseline. */
+    const char *const *inexact;
     const gf_default *defaults; /* default variant by device and size */
     /* The layouts it takes (GF_LAYOUT_BIT()s; 0: all eight). Every path,
      * CPU and CUDA, takes every one of them. */
@@ -250,6 +252,9 @@ int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);
 
 /* Number of variants of ops. */
 int gf_stage_nvariants(const gf_stage_ops *ops);
+
+/* 1 when variant v of ops is inexact (ops->inexact names it), else 0. */
+int gf_stage_variant_inexact(const gf_stage_ops *ops, int v);
 
 /* The variant s runs on a device of compute capability cc (major * 10 +
  * minor) for an input of shape in: s->variant when set, else the first

@@ -121,9 +121,9 @@ static const gf_stage_opt crop_opts[] = {
 };
 
 static const gf_variant crop_variants[] = {
-    {"copy", GF_CUDA(gf_crop_copy_cuda), 0},
-    {"vector", GF_CUDA(gf_crop_vector_cuda), 0},
-    {NULL, NULL, 0},
+    {"copy", GF_CUDA(gf_crop_copy_cuda)},
+    {"vector", GF_CUDA(gf_crop_vector_cuda)},
+    {NULL, NULL},
 };
 
 static const gf_default crop_defaults[] = {

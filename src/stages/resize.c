@@ -758,11 +758,14 @@ static const gf_stage_opt resize_opts[] = {
 };
 
 static const gf_variant resize_variants[] = {
-    {"global", GF_CUDA(gf_resize_global_cuda), 0},
-    {"shared", GF_CUDA(gf_resize_shared_cuda), 0},
-    {"texture", GF_CUDA(gf_resize_texture_cuda), 1}, /* inexact: never a default */
-    {NULL, NULL, 0},
+    {"global", GF_CUDA(gf_resize_global_cuda)},
+    {"shared", GF_CUDA(gf_resize_shared_cuda)},
+    {"texture", GF_CUDA(gf_resize_texture_cuda)},
+    {NULL, NULL},
 };
+
+/* texture filtering's 8-bit fractions: never a default */
+static const char *const resize_inexact[] = {"texture", NULL};
 
 static const gf_default resize_defaults[] = {
     {0, 0, "shared"},
@@ -777,6 +780,7 @@ const gf_stage_ops gf_stage_resize = {
     .group = "resize",
     .opts = resize_opts,
     .variants = resize_variants,
+    .inexact = resize_inexact,
     .defaults = resize_defaults,
     .layouts = GF_LAYOUTS_ALL,
     .check = resize_check,

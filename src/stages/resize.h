@@ -145,7 +145,7 @@ int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out);
  * shared memory, one plane a channel, and sums four taps a dp4a (the 22-bit
  * weights as three byte planes); the column pass sums a 32-bit word of four
  * samples a thread; 16 bits and nearest as `global`.
- * `texture` (inexact: gf_variant.inexact): hardware bilinear filtering, two
+ * `texture` (inexact: gf_stage_ops.inexact): hardware bilinear filtering, two
  * taps of one sign a fetch between them; its 8-bit fractions differ from the
  * gold by a level or two at 8 bits (more where the alpha divides the colours
  * back) and by up to a few hundred at 16 bits. Errors: GF_EINTERNAL, also

@@ -9,7 +9,7 @@
  * extended regular expression, keeps to the stages whose names it matches;
  * GPUFILT_TEST_MAX_PIXELS leaves out the random sizes above it;
  * GPUFILT_TEST_VERBOSE names each check on stderr before it runs.
- * An inexact variant (gf_variant.inexact: texture filtering) is not counted
+ * An inexact variant (gf_stage_ops.inexact: texture filtering) is not counted
  * as passed or failed: its differences from the gold are summed by stage,
  * variant and layout and printed before the totals ("inexact ..." lines).
  * Exits 0 with "SKIP" when no GPU is usable, 1 on any mismatch or error. */

@@ -89,11 +89,11 @@ static void test_defaults_exact(void **state)
     for (int i = 0; gf_stages[i]; i++) {
         const gf_stage_ops *ops = gf_stages[i];
         assert_non_null(ops->variants[0].name);
-        if (ops->variants[0].inexact)
+        if (gf_stage_variant_inexact(ops, 0))
             fail_msg("%s: the baseline variant %s is inexact", ops->name, ops->variants[0].name);
         for (const gf_default *d = ops->defaults; d && d->variant; d++) {
             const int v = gf_stage_variant_index(ops, d->variant);
-            if (v < 0 || ops->variants[v].inexact)
+            if (v < 0 || gf_stage_variant_inexact(ops, v))
                 fail_msg("%s: default %s is %s", ops->name, d->variant,
                          v < 0 ? "not a variant" : "inexact");
         }
