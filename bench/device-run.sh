@@ -53,7 +53,7 @@ for step; do
 	variants) GPUFILT_TEST_STAGES=${GPU_STAGES:-} GPUFILT_TEST_MAX_PIXELS=${GPU_MAX_PIXELS:-} \
 			build/cuda/test_gpu ${TEST_ARGS:-} \
 			$(ls samples/*.png samples/*.jpg 2>/dev/null) >"$out/variants.log" 2>&1
-		echo "variants exit $?"; grep -E 'FAIL|passed|seed' "$out/variants.log" | head -40 ;;
+		echo "variants exit $?"; grep -E 'FAIL|passed|seed|^inexact' "$out/variants.log" | head -40 ;;
 	sanitize) for tool in memcheck racecheck initcheck synccheck; do
 			GPUFILT_TEST_STAGES=${GPU_STAGES:-} "$cs" --tool $tool --error-exitcode 99 \
 				--print-limit 10 build/cuda/test_gpu --small >"$out/san-$tool.log" 2>&1

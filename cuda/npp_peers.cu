@@ -287,6 +287,56 @@ extern "C" int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int
     return 1;
 }
 
+extern "C" int gf_npp_resize(const gf_dimage *in, gf_dimage *out, int ow, int oh, int filter,
+                             void *stream)
+{
+    NppiSize ssize = {in->width, in->height}, dsize = {ow, oh};
+    NppiRect sroi = {0, 0, in->width, in->height}, droi = {0, 0, ow, oh};
+    const gf_shape os = {ow, oh, in->channels, in->bits};
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int interp = filter == GF_NPP_LINEAR    ? NPPI_INTER_LINEAR
+                       : filter == GF_NPP_CUBIC   ? NPPI_INTER_CUBIC
+                       : filter == GF_NPP_LANCZOS ? NPPI_INTER_LANCZOS
+                                                  : NPPI_INTER_SUPER;
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l == L8C1)
+        NPP_CHECK(nppiResize_8u_C1R_Ctx(in->data, (int)in->pitch, ssize, sroi, out->data,
+                                        (int)out->pitch, dsize, droi, interp, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiResize_8u_C3R_Ctx(in->data, (int)in->pitch, ssize, sroi, out->data,
+                                        (int)out->pitch, dsize, droi, interp, ctx));
+    else
+        NPP_CHECK(nppiResize_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch, ssize, sroi,
+                                         (Npp16u *)out->data, (int)out->pitch, dsize, droi,
+                                         interp, ctx));
+    return 0;
+}
+
+extern "C" int gf_npp_copy(const gf_dimage *in, gf_dimage *out, int x, int y, int w, int h,
+                           void *stream)
+{
+    const size_t px = GF_PIXEL_BYTES(in->channels, in->bits);
+    const unsigned char *src = in->data + (size_t)y * in->pitch + (size_t)x * px;
+    const gf_shape os = {w, h, in->channels, in->bits};
+    const NppStreamContext ctx = npp_ctx(stream);
+    NppiSize roi = {w, h};
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l == L8C1)
+        NPP_CHECK(nppiCopy_8u_C1R_Ctx(src, (int)in->pitch, out->data, (int)out->pitch, roi, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiCopy_8u_C3R_Ctx(src, (int)in->pitch, out->data, (int)out->pitch, roi, ctx));
+    else
+        NPP_CHECK(nppiCopy_16u_C1R_Ctx((const Npp16u *)src, (int)in->pitch, (Npp16u *)out->data,
+                                       (int)out->pitch, roi, ctx));
+    return 0;
+}
+
 extern "C" int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
                                void *stream)
 {

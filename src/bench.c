@@ -24,7 +24,9 @@
 #include "stages/convolve.h"
 #include "stages/gaussian.h"
 #include "stages/mean.h"
+#include "stages/crop.h"
 #include "stages/orient.h"
+#include "stages/resize.h"
 #include "stencil.h"
 
 #define COPY_BYTES (256u << 20) /* 5x the H100's 50 MB L2: a DRAM rate */
@@ -171,9 +173,12 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     if (!cpu.match)
         fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
     for (int v = 0; b->gpu && s->ops->variants[v].name; v++) {
-        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes, res[v].match);
+        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes,
+                        res[v].inexact ? -1 : res[v].match);
         r->speedup = res[0].ms / res[v].ms;
-        if (!res[v].match)
+        if (res[v].inexact)
+            gf_table_inexact(r, res[v].max_diff, res[v].ndiff, res[v].nsamples);
+        else if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
     }
     return 0;
@@ -240,6 +245,55 @@ static int npp_rotate180_fn(launch *l, void *stream)
     return gf_npp_rotate180(l->in, l->out, stream);
 }
 
+static int npp_resize_fn(launch *l, void *stream)
+{
+    return gf_npp_resize(l->in, l->out, l->i0, l->i1, l->i2, stream);
+}
+
+static int npp_copy_fn(launch *l, void *stream)
+{
+    return gf_npp_copy(l->in, l->out, l->i0, l->i1, l->i2, l->i3, stream);
+}
+
+/* NPP's counterpart of a resize or crop configuration in *l (*tol as
+ * bench_peer_image takes it): 1, or 0 where NPP has none. Resize: the
+ * filters NPP has (bilinear, bicubic, lanczos; box as super sampling, when
+ * shrinking), its own rules: timed, not compared. Crop: nppiCopy of the
+ * region, compared. */
+static int npp_geometry_peer(bench *b, const gf_stage *s, const gf_image *img, launch *l,
+                             int *tol)
+{
+    if (s->ops == gf_stage_find("resize") && gf_npp_resize) {
+        const gf_resize_filter f = GF_CPARAMS(s, gf_resize_params)->filter;
+        if (gf_resize_size(s, img->width, img->height, &l->i0, &l->i1))
+            return 0;
+        switch (f) {
+        case GF_FILTER_BILINEAR: l->i2 = GF_NPP_LINEAR; break;
+        case GF_FILTER_BICUBIC: l->i2 = GF_NPP_CUBIC; break;
+        case GF_FILTER_LANCZOS: l->i2 = GF_NPP_LANCZOS; break;
+        case GF_FILTER_BOX:
+            if (l->i0 >= img->width || l->i1 >= img->height)
+                return 0;
+            l->i2 = GF_NPP_SUPER;
+            break;
+        default: return 0;
+        }
+        l->fn = npp_resize_fn;
+        *tol = -1;
+        note(b, "npp resize: nppiResize with NPPI_INTER_LINEAR, _CUBIC, _LANCZOS (and _SUPER for "
+                "box), NPP's own rules; timed, not compared");
+        return 1;
+    }
+    if (s->ops == gf_stage_find("crop") && gf_npp_copy) {
+        if (gf_crop_of(s, img->width, img->height, &l->i0, &l->i1, &l->i2, &l->i3))
+            return 0;
+        l->fn = npp_copy_fn;
+        *tol = 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* NPP's counterpart of a neighbourhood stage's configuration in *l (the
  * replicate border only; *tol as bench_peer_image takes it): returns 1, or 0
  * where NPP has none here. The Gaussian's weights are NPP's own (timed, not
@@ -303,8 +357,9 @@ static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, la
 }
 
 /* NPP's counterpart of an image stage configuration, where built in: the
- * box filter (replicate only), transpose and the mirror about both axes, in
- * the layouts NPP has them for here (_8u_C1R, _8u_C3R, _16u_C1R). */
+ * neighbourhood filters, the box filter (replicate only), transpose, the
+ * mirror about both axes, resize and crop, in the layouts NPP has them for
+ * here (_8u_C1R, _8u_C3R, _16u_C1R). */
 static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
     launch l = {0};
@@ -315,7 +370,7 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
         return 0;
     if ((rc = npp_stencil_peer(b, s, img, &l, &tol)) < 0)
         return rc;
-    if (rc == 1) {
+    if (rc == 1 || npp_geometry_peer(b, s, img, &l, &tol)) {
         /* l and tol set */
     } else if (s->ops == gf_stage_find("mean") &&
         GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE &&
@@ -333,7 +388,15 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
     } else {
         return 0;
     }
-    if ((rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL)))
+    if (tol < 0) { /* not compared: the output's shape alone */
+        const gf_shape is = gf_image_shape(img);
+        gf_shape os;
+        gf_stage_out_shape(s, &is, &os);
+        rc = gf_image_alloc_shape(&want, &os);
+    } else {
+        rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL);
+    }
+    if (rc)
         return rc;
     rc = bench_peer_image(b, exp, "npp", img, &want, tol, &l);
     gf_image_free(&want);

@@ -27,6 +27,15 @@ void gf_table_check(gf_table *t, gf_row *r, int check)
         t->failed = 1;
 }
 
+void gf_table_inexact(gf_row *r, unsigned max_diff, double ndiff, double nsamples)
+{
+    r->check = -1;
+    r->inexact = 1;
+    r->max_diff = max_diff;
+    r->ndiff = ndiff;
+    r->nsamples = nsamples;
+}
+
 double gf_table_floor(const gf_table *t, const gf_row *r)
 {
     return r->bytes > 0 && t->copy_gbps > 0 && r->ms > 0
@@ -65,7 +74,13 @@ static void cell(const gf_table *t, const gf_row *r, const gf_col *c, char *buf,
         if (r->speedup > 0)
             snprintf(buf, n, "%.2fx", r->speedup);
         break;
-    case GF_COL_CHECK: snprintf(buf, n, "%s", c->words[r->check + 1]); break;
+    case GF_COL_CHECK:
+        if (r->inexact)
+            snprintf(buf, n, "inexact: max diff %u, %.0f of %.0f differ", r->max_diff, r->ndiff,
+                     r->nsamples);
+        else
+            snprintf(buf, n, "%s", c->words[r->check + 1]);
+        break;
     }
 }
 
@@ -83,7 +98,7 @@ static void put(FILE *f, int c, int n, const gf_col *col, const char *text)
 void gf_table_text(const gf_table *t, const gf_col *cols, int ncols, const char *indent,
                    FILE *f)
 {
-    char buf[64];
+    char buf[96];
 
     fputs(indent, f);
     for (int c = 0; c < ncols; c++)
@@ -131,7 +146,16 @@ json_t *gf_table_json(const gf_table *t, const gf_col *cols, int ncols)
                 v = gf_table_floor(t, r) > 0 ? gf_json_real(gf_table_floor(t, r), 4) : NULL;
                 break;
             case GF_COL_SPEEDUP: v = r->speedup > 0 ? gf_json_real(r->speedup, 4) : NULL; break;
-            case GF_COL_CHECK: v = json_string(cols[c].words[r->check + 1]); break;
+            case GF_COL_CHECK:
+                if (r->inexact) {
+                    json_object_set_new(o, "max_diff", json_integer(r->max_diff));
+                    json_object_set_new(o, "differing", json_real(r->ndiff));
+                    json_object_set_new(o, "samples", json_real(r->nsamples));
+                    v = json_string("inexact");
+                } else {
+                    v = json_string(cols[c].words[r->check + 1]);
+                }
+                break;
             }
             if (v)
                 json_object_set_new(o, cols[c].kind == GF_COL_RATE && r->flops > 0 ? "gflops"

@@ -19,6 +19,11 @@ typedef struct gf_row {
     double flops;     /* for GFLOP/s instead; 0: none */
     double speedup;   /* baseline ms / ms; 0: none */
     int check;        /* -1 none (or the reference), 0 failed, 1 passed */
+    /* An inexact variant's difference from the gold (gf_table_inexact): the
+     * check column shows it instead of a pass or a failure. */
+    int inexact;
+    unsigned max_diff;        /* the largest absolute difference of a sample */
+    double ndiff, nsamples;   /* samples that differ, of all */
 } gf_row;
 
 typedef struct gf_table {
@@ -56,6 +61,12 @@ gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double 
 
 /* Marks a row's check (0 failed marks the table failed). */
 void gf_table_check(gf_table *t, gf_row *r, int check);
+
+/* Marks a row as an inexact variant's, which differs from the gold by at
+ * most max_diff in ndiff of nsamples samples: neither a pass nor a failure.
+ * Text shows "inexact: max diff N, M of T differ"; JSON a check of
+ * "inexact" with max_diff, differing and samples. */
+void gf_table_inexact(gf_row *r, unsigned max_diff, double ndiff, double nsamples);
 
 /* The row's time over its floor (bytes at the copy rate), or 0. */
 double gf_table_floor(const gf_table *t, const gf_row *r);

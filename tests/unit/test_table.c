@@ -129,12 +129,43 @@ static void test_timing_report(void **state)
     free(r);
 }
 
+/* An inexact variant's row gives its difference, neither PASS nor FAIL, and
+ * does not fail the table. */
+static void test_inexact(void **state)
+{
+    gf_bench_table t;
+    json_error_t err;
+    (void)state;
+    fill(&t);
+    gf_row *r = gf_table_add(&t.t, "resize 12.5% lanczos 8x8", "texture", 0.5, 1e6);
+    gf_table_inexact(r, 3, 12, 100);
+    char *s = render(&t, 0);
+    if (!strstr(s, "texture          0.5000         2.0 GB/s     1.00           "
+                   "inexact: max diff 3, 12 of 100 differ\n"))
+        fail_msg("%s", s);
+    free(s);
+    assert_int_equal(t.t.failed, 0);
+    s = render(&t, 1);
+    json_t *j = json_loads(s, 0, &err);
+    if (!j)
+        fail_msg("%s: %s", err.text, s);
+    assert_true(json_is_true(json_object_get(j, "passed")));
+    json_t *row = json_array_get(json_object_get(j, "rows"), 4);
+    assert_string_equal(json_string_value(json_object_get(row, "check")), "inexact");
+    assert_int_equal(json_integer_value(json_object_get(row, "max_diff")), 3);
+    assert_true(json_real_value(json_object_get(row, "differing")) == 12.0);
+    assert_true(json_real_value(json_object_get(row, "samples")) == 100.0);
+    json_decref(j);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_timing_report),
+        cmocka_unit_test(test_inexact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
