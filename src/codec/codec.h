@@ -140,7 +140,9 @@ typedef struct gf_encode_opts {
     int compress;  /* TIFF: a gf_tiff_compress */
     int lossless;  /* WebP: 1 lossless (every sample kept), 0 lossy at quality */
     const gf_meta *meta; /* written where the format holds it (JPEG: ICC, EXIF; PNG: iCCP,
-                            eXIf; TIFF: ICC; WebP: ICCP, EXIF); NULL: none */
+                            eXIf; TIFF: ICC, EXIF; WebP: ICCP, EXIF); NULL: none */
+    const char *name;    /* the output's name, in warnings about what meta loses there;
+                            NULL: "output" */
 } gf_encode_opts;
 
 /* What the decoder found. */
@@ -270,9 +272,11 @@ int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len
  * "ICC_PROFILE\0" segments of at most 65519 bytes of it each, numbered
  * from 1) to the JPEG in *buf (*len bytes, malloc'd: realloc'd here), right
  * after its SOI marker and a JFIF APP0 segment that follows it. A profile
- * over 255 segments is left out with a warning. m NULL or empty: nothing.
- * Returns 0, or GF_EINTERNAL out of memory (*buf and *len unchanged). */
-int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m);
+ * over 255 segments (16,707,345 bytes) is left out with the warning
+ * "gpufilt: NAME: ICC profile left out of the JPEG: ..." (name NULL:
+ * "output"). m NULL or empty: nothing. Returns 0, or GF_EINTERNAL out of
+ * memory (*buf and *len unchanged). */
+int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m, const char *name);
 
 /* gf_read_image + gf_decode (flags 0). */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);

@@ -215,18 +215,18 @@ static int pointer(const gf_ifd_entry *e, int le, uint64_t *off)
     return 0;
 }
 
-/* Keeps the entries of dir[0, k) but those of tag `drop` (and, where
+/* Keeps the entries of dir[0, k) but those of tag `drop` (-1: none; and, where
  * ptr is not NULL, the offsets of tags GF_TAG_EXIF_IFD and GF_TAG_GPS_IFD
  * in ptr[1], ptr[2], which are taken out too); NULL, or why the directory
  * is malformed. */
-static const char *keep_entries(gf_ifd_entry *dir, int *k, unsigned drop, int le,
+static const char *keep_entries(gf_ifd_entry *dir, int *k, long drop, int le,
                                 uint64_t ptr[GF_EXIF_DIRS])
 {
     int out = 0;
 
     for (int i = 0; i < *k; i++) {
         const gf_ifd_entry *x = &dir[i];
-        if (x->tag == drop)
+        if ((long)x->tag == drop)
             continue;
         if (ptr && (x->tag == GF_TAG_EXIF_IFD || x->tag == GF_TAG_GPS_IFD)) {
             if (pointer(x, le, &ptr[x->tag == GF_TAG_EXIF_IFD ? GF_EXIF_EXIF : GF_EXIF_GPS]))
@@ -259,7 +259,7 @@ const char *gf_exif_parse(const unsigned char *t, size_t n, gf_exif_dirs *d)
             d->n[k] = 0;
             return why;
         }
-        if ((why = keep_entries(d->e[k], &d->n[k], k == GF_EXIF_EXIF ? GF_TAG_INTEROP_IFD : 0,
+        if ((why = keep_entries(d->e[k], &d->n[k], k == GF_EXIF_EXIF ? GF_TAG_INTEROP_IFD : -1,
                                 d->le, k == GF_EXIF_IFD0 ? ptr : NULL)))
             return why;
     }
@@ -280,12 +280,12 @@ int gf_exif_ifd0_tag(unsigned tag)
 }
 
 /* 1 when IFD0 tag `tag` alone makes a TIFF's EXIF worth keeping: what a
- * camera or a person wrote, not what any writer adds (Software, the
- * resolution). */
+ * camera or a person wrote, not what writers add to every file (Software,
+ * the resolution, an ImageDescription such as tifffile's shape). */
 static int says_something(unsigned tag)
 {
-    return tag == 270 || tag == 271 || tag == 272 || tag == 274 || tag == 306 || tag == 315 ||
-           tag == 33432 || (gf_exif_ifd0_tag(tag) && tag > 0x8000);
+    return tag == 271 || tag == 272 || tag == 274 || tag == 306 || tag == 315 || tag == 33432 ||
+           (gf_exif_ifd0_tag(tag) && tag > 0x8000);
 }
 
 const char *gf_exif_from_tiff(const unsigned char *t, size_t n, int le, int big,
@@ -321,7 +321,7 @@ const char *gf_exif_from_tiff(const unsigned char *t, size_t n, int le, int big,
             return why;
         }
         if ((why = keep_entries(d->e[dir], &d->n[dir],
-                                dir == GF_EXIF_EXIF ? GF_TAG_INTEROP_IFD : 0, le, NULL))) {
+                                dir == GF_EXIF_EXIF ? GF_TAG_INTEROP_IFD : -1, le, NULL))) {
             memset(d->n, 0, sizeof d->n);
             return why;
         }
@@ -534,20 +534,49 @@ void gf_meta_free(gf_meta *m)
     memset(m, 0, sizeof *m);
 }
 
+/* 1 when profile p (n bytes) is of the colour space that images of
+ * `channels` channels have: GRAY for 1 or 2, RGB for 3 or 4. */
+static int space_fits(const unsigned char *p, size_t n, int channels)
+{
+    return n >= ICC_HEADER &&
+           !memcmp(p + 16, channels <= 2 ? "GRAY" : "RGB ", 4);
+}
+
+static void drop_icc(gf_meta *m)
+{
+    free(m->icc);
+    m->icc = NULL;
+    m->icc_len = 0;
+}
+
+int gf_meta_gray(const gf_meta *m)
+{
+    return m && m->icc && space_fits(m->icc, m->icc_len, 1);
+}
+
+void gf_meta_fit(gf_meta *m, const char *name, int channels)
+{
+    char msg[120], space[5];
+
+    if (!m || !m->icc || space_fits(m->icc, m->icc_len, channels))
+        return;
+    for (int i = 0; i < 4; i++) /* the space's 4 characters, printable */
+        space[i] = m->icc_len >= ICC_HEADER && m->icc[16 + i] >= 32 && m->icc[16 + i] < 127
+                       ? (char)m->icc[16 + i]
+                       : '?';
+    space[4] = 0;
+    snprintf(msg, sizeof msg, "ICC profile dropped: a '%s' profile on %s image", space,
+             channels <= 2 ? "a gray" : "an RGB");
+    gf_meta_warn(name, msg);
+    drop_icc(m);
+}
+
 void gf_meta_prepare(gf_meta *m, int channels, int upright)
 {
     if (!m)
         return;
-    if (m->icc) {
-        const unsigned char *space = m->icc_len >= ICC_HEADER ? m->icc + 16 : NULL;
-        const int fits = space && (channels <= 2 ? !memcmp(space, "GRAY", 4)
-                                                 : !memcmp(space, "RGB ", 4));
-        if (!fits) {
-            free(m->icc);
-            m->icc = NULL;
-            m->icc_len = 0;
-        }
-    }
+    if (m->icc && !space_fits(m->icc, m->icc_len, channels))
+        drop_icc(m);
     if (upright && m->exif)
         gf_exif_set_orientation(m->exif, m->exif_len, 1);
 }

@@ -102,9 +102,10 @@ int gf_exif_ifd0_tag(unsigned tag);
  * from its image directory's entries ifd0[0, k) (gf_ifd_read): those
  * gf_exif_ifd0_tag takes, and the EXIF and GPS IFDs its pointers name,
  * into *d (values pointing into t). d->n stays all 0 when the directory
- * has no EXIF or GPS IFD and none of Make, Model, ImageDescription,
- * DateTime, Artist, Copyright, Orientation or the EXIF IFD's tags (so a
- * TIFF with a Software tag alone gives none). NULL, or why the EXIF is
+ * has no EXIF or GPS IFD and none of Make, Model, DateTime, Artist,
+ * Copyright, Orientation or the EXIF IFD's tags (so a TIFF with only what
+ * writers add to every file, Software or tifffile's ImageDescription,
+ * gives none). NULL, or why the EXIF is
  * malformed (a pointer of another type, a directory or a value outside
  * t). */
 const char *gf_exif_from_tiff(const unsigned char *t, size_t n, int le, int big,
@@ -135,6 +136,15 @@ int gf_meta_keep_exif(gf_meta *m, const char *name, const unsigned char *p, size
 /* gf_exif_orientation of an EXIF blob as a container holds it (a leading
  * "Exif\0\0" skipped), mapped to 1 when there is none. */
 int gf_exif_orientation_or_1(const unsigned char *t, size_t n);
+
+/* Drops, with the warning "gpufilt: NAME: ICC profile dropped: a SPACE
+ * profile on a gray (RGB) image", an ICC profile of m whose colour space
+ * does not suit the image it came with, as decoded (`channels`: GRAY for 1
+ * or 2, RGB for 3 or 4): the file contradicts itself. */
+void gf_meta_fit(gf_meta *m, const char *name, int channels);
+
+/* 1 when m holds an ICC profile of the GRAY colour space. */
+int gf_meta_gray(const gf_meta *m);
 
 /* Prints "gpufilt: NAME: WHAT" and a newline on stderr (name NULL: "input"). */
 void gf_meta_warn(const char *name, const char *what);

@@ -800,12 +800,50 @@ static int set_entry(TIFF *tif, const gf_ifd_entry *x, int le)
     return ok;
 }
 
+/* The EXIF tags libtiff would not take (set_entry's 0), for one warning. */
+#define LEFT_OUT_LISTED 6
+typedef struct left_out {
+    unsigned tag[LEFT_OUT_LISTED];
+    int n;
+} left_out;
+
+/* set_entry, noting a tag left out in *lo. */
+static int set_or_note(TIFF *tif, const gf_ifd_entry *x, int le, left_out *lo)
+{
+    if (set_entry(tif, x, le))
+        return 1;
+    if (lo->n < LEFT_OUT_LISTED)
+        lo->tag[lo->n] = x->tag;
+    lo->n++;
+    return 0;
+}
+
+/* "gpufilt: NAME: EXIF tags left out of the TIFF ...: 0x..., 0x..." when
+ * lo has any. */
+static void warn_left_out(const char *name, const left_out *lo)
+{
+    char msg[200];
+    int k;
+
+    if (!lo->n)
+        return;
+    k = snprintf(msg, sizeof msg, "EXIF tag%s left out of the TIFF (of a type or count libtiff "
+                 "does not take for %s):", lo->n == 1 ? "" : "s", lo->n == 1 ? "it" : "them");
+    for (int i = 0; i < lo->n && i < LEFT_OUT_LISTED && k > 0 && (size_t)k < sizeof msg; i++)
+        k += snprintf(msg + k, sizeof msg - (size_t)k, "%s 0x%04x", i ? "," : "", lo->tag[i]);
+    if (lo->n > LEFT_OUT_LISTED && k > 0 && (size_t)k < sizeof msg)
+        snprintf(msg + k, sizeof msg - (size_t)k, " and %d more", lo->n - LEFT_OUT_LISTED);
+    gf_meta_warn(name ? name : "output", msg);
+}
+
 /* Writes the EXIF directory `dir` of x (GF_EXIF_EXIF or GF_EXIF_GPS) as a
  * custom directory of tif (libtiff's TIFFCreateEXIFDirectory or
  * TIFFCreateGPSDirectory, then TIFFWriteCustomDirectory), before the image
  * directory; its offset in *off (0 when it has no entry that libtiff
- * takes). Returns 1, or 0 when libtiff fails. */
-static int write_exif_dir(TIFF *tif, const gf_exif_dirs *x, int dir, uint64_t *off)
+ * takes); what libtiff refuses noted in *lo. Returns 1, or 0 when libtiff
+ * fails. */
+static int write_exif_dir(TIFF *tif, const gf_exif_dirs *x, int dir, uint64_t *off,
+                          left_out *lo)
 {
     int set = 0;
 
@@ -815,7 +853,7 @@ static int write_exif_dir(TIFF *tif, const gf_exif_dirs *x, int dir, uint64_t *o
     if ((dir == GF_EXIF_EXIF ? TIFFCreateEXIFDirectory(tif) : TIFFCreateGPSDirectory(tif)) != 0)
         return 0;
     for (int i = 0; i < x->n[dir]; i++)
-        set += set_entry(tif, &x->e[dir][i], x->le);
+        set += set_or_note(tif, &x->e[dir][i], x->le, lo);
     if (set && !TIFFWriteCustomDirectory(tif, off))
         return 0;
     TIFFFreeDirectory(tif);
@@ -823,14 +861,16 @@ static int write_exif_dir(TIFF *tif, const gf_exif_dirs *x, int dir, uint64_t *o
 }
 
 /* The image directory's share of the EXIF x: IFD0's entries that
- * gf_exif_ifd0_tag takes (Orientation among them), and the pointers to the
- * EXIF and GPS directories written before it. Returns 1, or 0 when
- * libtiff refuses a pointer. */
-static int set_exif_ifd0(TIFF *tif, const gf_exif_dirs *x, const uint64_t off[GF_EXIF_DIRS])
+ * gf_exif_ifd0_tag takes (Orientation among them; the others describe how
+ * the EXIF's own image was stored, and are left out in silence), and the
+ * pointers to the EXIF and GPS directories written before it; what libtiff
+ * refuses noted in *lo. Returns 1, or 0 when libtiff refuses a pointer. */
+static int set_exif_ifd0(TIFF *tif, const gf_exif_dirs *x, const uint64_t off[GF_EXIF_DIRS],
+                         left_out *lo)
 {
     for (int i = 0; i < x->n[GF_EXIF_IFD0]; i++)
         if (gf_exif_ifd0_tag(x->e[GF_EXIF_IFD0][i].tag))
-            set_entry(tif, &x->e[GF_EXIF_IFD0][i], x->le);
+            set_or_note(tif, &x->e[GF_EXIF_IFD0][i], x->le, lo);
     return (!off[GF_EXIF_EXIF] || TIFFSetField(tif, TIFFTAG_EXIFIFD, off[GF_EXIF_EXIF])) &&
            (!off[GF_EXIF_GPS] || TIFFSetField(tif, TIFFTAG_GPSIFD, off[GF_EXIF_GPS]));
 }
@@ -851,6 +891,7 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
     unsigned char *strip = NULL;
     gf_exif_dirs *exif = NULL;
     uint64_t exif_off[GF_EXIF_DIRS] = {0};
+    left_out lo = {{0}, 0};
     TIFF *tif;
     int ok = 1;
 
@@ -878,8 +919,8 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
     /* the EXIF and GPS directories first, after the header; then the
      * image's, which points to them */
     if (exif && (exif->n[GF_EXIF_EXIF] || exif->n[GF_EXIF_GPS]))
-        ok = write_exif_dir(tif, exif, GF_EXIF_EXIF, &exif_off[GF_EXIF_EXIF]) &&
-             write_exif_dir(tif, exif, GF_EXIF_GPS, &exif_off[GF_EXIF_GPS]) &&
+        ok = write_exif_dir(tif, exif, GF_EXIF_EXIF, &exif_off[GF_EXIF_EXIF], &lo) &&
+             write_exif_dir(tif, exif, GF_EXIF_GPS, &exif_off[GF_EXIF_GPS], &lo) &&
              TIFFCreateDirectory(tif) == 0;
     ok = ok && TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)im->width) &&
          TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)im->height) &&
@@ -895,7 +936,7 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
           TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) &&
          (!o->meta || !o->meta->icc || !o->meta->icc_len ||
           TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)o->meta->icc_len, o->meta->icc)) &&
-         (!exif || set_exif_ifd0(tif, exif, exif_off));
+         (!exif || set_exif_ifd0(tif, exif, exif_off, &lo));
     /* libtiff changes what it is given (predictor, byte swapping): a copy */
     if (ok && !(strip = malloc(row * rps)))
         ok = 0;
@@ -914,6 +955,7 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
         return gf_err(GF_EINTERNAL, NULL, "TIFF encoding failed: %s",
                       msg.errors ? msg.text : "out of memory");
     }
+    warn_left_out(o->name, &lo);
     *out = m.b;
     *len = m.len;
     return 0;

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gf_meta_prepare(&m, 1 + (int)(size % 4), (int)(size & 1));
     memcpy(t, data, size);
     jpeg = t;
-    if (gf_jpeg_add_meta(&jpeg, &len, &m) == 0)
+    if (gf_jpeg_add_meta(&jpeg, &len, &m, "fuzz") == 0)
         t = jpeg;
     free(t);
     gf_meta_free(&m);

@@ -461,9 +461,12 @@ static void test_tiff_exif(void **state)
         {0x9003, GF_TIFF_ASCII, sizeof when, when}, {0x9286, GF_TIFF_UNDEFINED, 11, comment},
         {0xa4ff, GF_TIFF_LONG, 1, &odd}, /* not a tag libtiff knows */
     };
-    const spec_entry gps[] = {{1, GF_TIFF_ASCII, 2, "N"}, {2, GF_TIFF_RATIONAL, 3, lat}};
+    static const unsigned char gps_ver[4] = {2, 3, 0, 0};
+    const spec_entry gps[] = {{0, GF_TIFF_BYTE, 4, gps_ver}, /* tag 0 is a tag */
+                              {1, GF_TIFF_ASCII, 2, "N"},
+                              {2, GF_TIFF_RATIONAL, 3, lat}};
     const spec_entry *const dirs[3] = {ifd0, exif, gps};
-    const int k[3] = {7, 7, 2};
+    const int k[3] = {7, 7, 3};
 
     for (int le = 0; le < 2; le++) {
         size_t n, bn, on;
@@ -480,7 +483,7 @@ static void test_tiff_exif(void **state)
         assert_null(gf_exif_parse(t, n, a));
         assert_int_equal(a->n[0], 7);
         assert_int_equal(a->n[1], 7);
-        assert_int_equal(a->n[2], 2);
+        assert_int_equal(a->n[2], 3);
         assert_non_null(built = gf_exif_build(a, &bn));
         assert_null(gf_exif_parse(built, bn, b));
         for (int d = 0; d < 3; d++) {
@@ -529,7 +532,7 @@ static void test_tiff_exif(void **state)
             }
         /* no other entries in the EXIF and GPS directories */
         assert_int_equal(b->n[1], 7);
-        assert_int_equal(b->n[2], 2);
+        assert_int_equal(b->n[2], 3);
         gf_meta_free(&info.meta);
         gf_image_free(&back);
         gf_image_free(&im);
@@ -560,7 +563,7 @@ static void test_jpeg_bad_icc(void **state)
             m.icc[3] ^= 1; /* the size field disagrees */
         if (k == 1)
             memset(m.icc + 36, 'x', 4); /* no "acsp" */
-        assert_int_equal(gf_jpeg_add_meta(&buf, &len, &m), 0);
+        assert_int_equal(gf_jpeg_add_meta(&buf, &len, &m, "t"), 0);
         if (k == 2) { /* the second of two segments renumbered as the first */
             unsigned char *p = buf;
             int seen = 0;
