@@ -338,7 +338,7 @@ static int find_meta(const char *name, const unsigned char *buf, size_t len, png
     size_t p = 8;
 
     *copy = NULL;
-    while (len - p >= 12) {
+    while (p <= len && len - p >= 12) {
         const size_t n = be32(buf + p);
         const unsigned char *type = buf + p + 4;
         if (n > len - p - 12 || !memcmp(type, "IEND", 4))
