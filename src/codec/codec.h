@@ -109,9 +109,13 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given);
  * at most GF_MAX_ICC_BYTES, whose header's size field (bytes 0-3,
  * big-endian) is its length and which has "acsp" at offset 36. exif: the
  * TIFF-structured EXIF ("II*\0" or "MM\0*", an IFD0 offset within it;
- * without JPEG's "Exif\0\0"), at most GF_MAX_EXIF_BYTES. Decoders drop
- * anything else with a warning on stderr, "gpufilt: NAME: ICC profile
- * dropped: REASON" (or "EXIF dropped"). */
+ * without JPEG's "Exif\0\0"), at most GF_MAX_EXIF_BYTES, whose directories
+ * and values lie within it (meta.h's gf_exif_check). Decoders drop anything
+ * else, and a profile whose colour space contradicts the image or whose
+ * container is broken (a PNG chunk's CRC, a TIFF tag past the end of the
+ * file, ...), with one warning line on stderr each, "gpufilt: NAME: ICC
+ * profile dropped: REASON" (or "EXIF dropped"), and decode the image as
+ * usual. */
 typedef struct gf_meta {
     unsigned char *icc;
     size_t icc_len;
@@ -295,8 +299,11 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * alpha channel that is 255 throughout is left out). o->meta, when given,
  * adds its ICC profile and EXIF: JPEG APP1 Exif and APP2 ICC_PROFILE
  * segments after SOI and JFIF; PNG iCCP ("ICC Profile", zlib) and eXIf
- * chunks after IHDR; TIFF the ICC profile tag (no EXIF); WebP ICCP and EXIF
- * chunks (libwebpmux: an extended file); PNM and PAM nothing. Without
+ * chunks after IHDR; TIFF the ICC profile tag, and the EXIF as the image
+ * directory's picture tags and EXIF and GPS directories (libtiff's custom
+ * directories, written before the image's; tags libtiff will not take left
+ * out with a warning naming o->name); WebP ICCP and EXIF chunks
+ * (libwebpmux: an extended file); PNM and PAM nothing. Without
  * o->meta, or with an empty one, the bytes are as they were without
  * metadata. The bytes depend only on im and o. Errors: GF_EUSAGE when the format cannot hold the image
  * (gf_format_holds; WebP also refuses a side over 16383), GF_EINTERNAL (out

@@ -3,7 +3,9 @@
  * (the default levels, large images in parallel segments) or libdeflate
  * (stored, and levels 3 to 12). libspng checks every chunk's CRC, the IDAT stream's
  * Adler-32, palette indices against PLTE and tRNS against the colour type;
- * third_party/README.md says why it replaced stb_image for PNG. */
+ * third_party/README.md says why it replaced stb_image for PNG. The
+ * metadata chunks (iCCP, eXIf) are read here, from the file's bytes
+ * (find_meta). */
 #include <stdlib.h>
 #include <string.h>
 

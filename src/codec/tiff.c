@@ -43,7 +43,21 @@
  * about STRIP_BYTES, compressed as gf_encode_opts.compress says (Deflate
  * and LZW with the horizontal predictor, at libtiff's default levels). No
  * date, no software version: the bytes depend only on the image, the
- * options and libtiff. */
+ * options, the metadata and libtiff.
+ *
+ * Metadata: the ICC profile is tag 34675. EXIF (a TIFF-structured blob,
+ * meta.h) is IFD0's picture tags (gf_exif_ifd0_tag: Make, Model,
+ * Orientation, ...) in the image directory, and an EXIF and a GPS
+ * directory that libtiff writes as custom directories (TIFFCreateEXIFDirectory,
+ * TIFFCreateGPSDirectory, TIFFWriteCustomDirectory) after the header and
+ * before the image directory, which points to them (tags 34665, 34853);
+ * each tag as libtiff's own field where it knows it (its type, count and
+ * calling convention; EXIF's rationals, which libtiff 4.5 keeps as floats,
+ * to float precision), else as a field of its own type. Read back, the
+ * page's directory is read from the file's bytes (gf_ifd_read), so that
+ * what libtiff passes over in silence is said: its ICC tag (a 2 GB count,
+ * data past the end of the file) and its EXIF (gf_exif_from_tiff: the
+ * picture tags and the EXIF and GPS directories, built into one blob). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>

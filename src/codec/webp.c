@@ -6,7 +6,9 @@
  * Pillow give it), with a note on stderr. Encoding by the advanced API
  * (WebPConfig, WebPPicture): 8-bit gray, gray+alpha, RGB and RGBA, gray
  * written as RGB with R = G = B; lossy at a quality, alpha kept losslessly,
- * or lossless with every sample kept, the colour under zero alpha too. */
+ * or lossless with every sample kept, the colour under zero alpha too. The
+ * metadata (ICCP, EXIF) is read by walking the RIFF chunks here and written
+ * by libwebpmux. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
