@@ -746,9 +746,11 @@ static int resize_config(gf_stage *s, int i, int bench, uint64_t *rng)
 
 static const gf_stage_opt resize_opts[] = {
     {"resize", "GEOMETRY",
-     "resample to ImageMagick's GEOMETRY: W, xH or WxH fit inside keeping the aspect, WxH! "
-     "exactly, WxH^ covers, WxH> only shrinks, WxH< only enlarges, N% scales; Pillow's "
-     "Image.resize bytes with the --filter before it",
+     "resample to ImageMagick's GEOMETRY, the size convert -resize gives: W, Wx, xH or WxH "
+     "fit inside keeping the aspect (Wx: height from the aspect), WxH! exactly, WxH^ covers "
+     "(200x^: the shorter side 200), WxH> only shrinks, WxH< only enlarges, N% scales, A@ at "
+     "most A pixels, W:H the aspect ratio; Pillow's Image.resize bytes with the --filter "
+     "before it",
      GF_OPT_ADD, parse_resize},
     {"filter", "NAME",
      "the resampling filter of the --resize stages after it: nearest, box, bilinear, hamming, "
