@@ -173,4 +173,5 @@ const gf_stage_ops gf_stage_autocontrast = {
     .cpu = autocontrast_cpu,
     .cpu_in_place = autocontrast_in_place,
     .config = autocontrast_config,
+    .large_configs = 2, /* the rest on the smaller images: the gold takes a while */
 };

@@ -78,4 +78,5 @@ const gf_stage_ops gf_stage_gamma = {
     .cpu = gamma_cpu,
     .cpu_in_place = gamma_in_place,
     .config = gamma_config,
+    .large_configs = 2, /* the rest on the smaller images: the gold takes a while */
 };

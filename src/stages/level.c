@@ -198,4 +198,5 @@ const gf_stage_ops gf_stage_level = {
     .cpu = level_cpu,
     .cpu_in_place = level_in_place,
     .config = level_config,
+    .large_configs = 2, /* the rest on the smaller images: the gold takes a while */
 };
