@@ -11,20 +11,7 @@ static int gamma_table(const gf_stage *s, const gf_image *in, int gold, gf_lut *
                           GF_CPARAMS(s, gf_gamma_params)->gamma, in->bits, lut);
 }
 
-static int gamma_gold(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 1, gamma_table);
-}
-
-static int gamma_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 0, gamma_table);
-}
-
-static int gamma_in_place(const gf_stage *s, gf_image *img)
-{
-    return gf_lut_run(s, img, img, 0, gamma_table);
-}
+GF_LUT_CPU_PATHS(gamma, gamma_table)
 
 static void gamma_label(const gf_stage *s, char *buf, size_t n)
 {

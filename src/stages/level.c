@@ -47,20 +47,7 @@ static int level_table(const gf_stage *s, const gf_image *in, int gold, gf_lut *
                           point(p->white, p->white_pct, in->bits), p->gamma, in->bits, lut);
 }
 
-static int level_gold(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 1, level_table);
-}
-
-static int level_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 0, level_table);
-}
-
-static int level_in_place(const gf_stage *s, gf_image *img)
-{
-    return gf_lut_run(s, img, img, 0, level_table);
-}
+GF_LUT_CPU_PATHS(level, level_table)
 
 /* The value as given, else (a test configuration) "B,W,G" with % where
  * given. */

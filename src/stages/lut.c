@@ -37,6 +37,12 @@ void gf_lut_free(gf_lut *lut)
     memset(lut, 0, sizeof *lut);
 }
 
+void gf_lut_identity(gf_lut *lut, int t)
+{
+    for (int v = 0; v < gf_hist_bins(lut->bits); v++)
+        gf_lut_set(lut, t, (unsigned)v, (unsigned)v);
+}
+
 static int check_args(const gf_lut *lut, const gf_image *in, const gf_image *out)
 {
     if (out->width != in->width || out->height != in->height || out->channels != in->channels ||
