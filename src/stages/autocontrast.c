@@ -142,7 +142,8 @@ static const gf_variant autocontrast_variants[] = {
 };
 
 const gf_stage_ops gf_stage_autocontrast = {
-    .cpu_cost = 0.60, /* one thread, 5120x2880: the histogram most of it */
+    .cpu_cost = 0.60, /* 8 bits; 16: cpu_cost_of */
+    .cpu_cost_of = gf_lut_cost_hist,
     .name = "autocontrast",
     .group = "tone",
     .opts = autocontrast_opts,

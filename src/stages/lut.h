@@ -129,6 +129,13 @@ typedef int (*gf_lut_table_fn)(const gf_stage *s, const gf_image *in, int gold, 
 int gf_lut_run(const gf_stage *s, const gf_image *in, gf_image *out, int gold,
                gf_lut_table_fn table);
 
+/* The CPU paths' cost in ns per input byte on one thread (gf_stage_ops'
+ * cpu_cost_of), measured at 5120x2880: a table from the parameters
+ * (gf_lut_cost) and one from the image's histogram too
+ * (gf_lut_cost_hist), 8-bit rows 64 bytes a step, 16-bit a sample. */
+double gf_lut_cost(const gf_stage *s, const gf_shape *in);
+double gf_lut_cost_hist(const gf_stage *s, const gf_shape *in);
+
 /* A tone stage's CPU paths, NAME_gold, NAME_cpu and NAME_in_place
  * (static, for its gf_stage_ops), by gf_lut_run with TABLE. */
 #define GF_LUT_CPU_PATHS(NAME, TABLE)                                                        \

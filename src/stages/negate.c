@@ -47,7 +47,8 @@ static const gf_variant negate_variants[] = {
 };
 
 const gf_stage_ops gf_stage_negate = {
-    .cpu_cost = 0.15, /* one thread, 5120x2880, 8 bits (16: about 0.7) */
+    .cpu_cost = 0.15, /* 8 bits; 16: cpu_cost_of */
+    .cpu_cost_of = gf_lut_cost,
     .name = "negate",
     .group = "tone",
     .opts = negate_opts,
