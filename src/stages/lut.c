@@ -197,15 +197,11 @@ VBMI static void apply8_vbmi(const gf_lut *lut, const gf_image *in, gf_image *ou
         _mm_sfence(); /* the streamed stores before anything reads them */
 }
 
-/* 1 when the CPU has AVX-512 VBMI (asked once). */
+/* 1 when the CPU has AVX-512 VBMI (the CPU model the runtime read at
+ * start-up: no state of ours, so batch workers may ask at once). */
 static int have_vbmi(void)
 {
-    static int known = -1;
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-    }
-    return known;
+    return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
 }
 #endif
 
