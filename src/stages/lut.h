@@ -99,8 +99,10 @@ void gf_lut_identity(gf_lut *lut, int t);
  * and lut->ntables 1 or gf_lut_colours(in->channels).
  * gf_lut_apply_gold goes one sample at a time: the reference.
  * gf_lut_apply_cpu is the CPU backend's path: rows in parallel (OpenMP);
- * 8-bit rows 64 bytes at a time where the CPU has AVX-512 VBMI (four
- * 64-entry byte permutes a table, VPERMI2B, the alpha blended back),
+ * 8-bit rows 64 bytes at a time where the CPU has AVX-512 VBMI (a table
+ * in four registers; two byte permutes of two registers each, VPERMI2B,
+ * picked by each byte's top bit; the alpha blended back; a separate
+ * output of 16 MB or more with the input by non-temporal stores),
  * otherwise a sample at a time.
  * Returns 0, or GF_EINTERNAL on a size, layout or table mismatch. */
 int gf_lut_apply_gold(const gf_lut *lut, const gf_image *in, gf_image *out);
