@@ -19,6 +19,7 @@
     X(close)         \
     X(median)        \
     X(threshold)     \
+    X(clahe)         \
     X(transpose)     \
     X(mirror)        \
     X(crop)          \
