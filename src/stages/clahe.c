@@ -241,20 +241,12 @@ static void count_tile16(const gf_image *in, const gf_clahe_geom *g, int tx, int
 
 /* Interpolation, 8 bits. A row's samples are taken alike, whatever the
  * layout: the four tables' values of sample value v are one 32-bit word,
- * quads[(sx * channels + k) * 256 + v] for column segment sx (the columns
- * between two tile centres: tiles max(sx - 1, 0) and min(sx, W - 1)) and
- * channel k, L11 in the low byte; alpha's four values are v itself, which
+ * quads[(sx * channels + k) * 256 + v] for column segment sx
+ * (gf_clahe_segment) and channel k, L11 in the low byte; alpha's four values are v itself, which
  * the interpolation gives back exactly (rounding errors of a few units in
  * the 24th bit of v are far from 0.5). Each sample's segment offset and
  * weights come from arrays made once (qoff, xa, xa1, a value a sample); the
  * loop gathers and vectorises. */
-
-/* The column segment of the tiles t1, t2 of an axis of n tiles. */
-static int segment(int t1, int t2, int n)
-{
-    (void)n;
-    return t1 != t2 ? t2 : t1 == 0 ? 0 : n;
-}
 
 /* quads for the rows between tile rows t1y and t2y: (W + 1) segments x
  * channels x 256 words, from tables[(tile * nc + k) * 256 + v]. */
@@ -262,7 +254,8 @@ static void make_quads(const unsigned char *tables, int gw, int ch, int nc, int 
                        uint32_t *quads)
 {
     for (int sx = 0; sx <= gw; sx++) {
-        const int t1x = sx > 0 ? sx - 1 : 0, t2x = sx < gw ? sx : gw - 1;
+        int t1x, t2x;
+        gf_clahe_segment_tiles(sx, gw, &t1x, &t2x);
         for (int k = 0; k < ch; k++) {
             uint32_t *q = quads + ((size_t)sx * (size_t)ch + (size_t)k) * 256;
             if (k >= nc) {
@@ -330,7 +323,8 @@ static int clahe_cpu8(const gf_image *in, gf_image *out, const gf_clahe_geom *g)
         gf_clahe_axis(x, g->inv_tw, g->gw, &t1, &t2, &a);
         for (int k = 0; k < ch; k++) {
             const size_t j = (size_t)x * (size_t)ch + (size_t)k;
-            qoff[j] = (int32_t)(((size_t)segment(t1, t2, g->gw) * (size_t)ch + (size_t)k) * 256);
+            const size_t sx = (size_t)gf_clahe_segment(t1, t2, g->gw);
+            qoff[j] = (int32_t)((sx * (size_t)ch + (size_t)k) * 256);
             xa[j] = a;
             xa1[j] = 1.0f - a;
         }
@@ -372,8 +366,7 @@ out:
 }
 
 /* Interpolation, 16 bits: by segments, the rectangles of pixels between
- * four tile centres (column segment sx: tiles max(sx - 1, 0) and min(sx,
- * W - 1); row segments alike), in parallel. A segment's four tables are
+ * four tile centres (gf_clahe_segment), in parallel. A segment's four tables are
  * first packed into one 64-bit word a value, L11 in the low 16 bits, so
  * that a sample reads one place of 512 KiB (which stays in the second-level
  * cache) instead of four of the tables' megabytes. Only the tiles of
@@ -391,7 +384,7 @@ static void segment_starts(int n, float inv, int tiles, int *start)
         int t1, t2;
         float a;
         gf_clahe_axis(x, inv, tiles, &t1, &t2, &a);
-        for (const int s = segment(t1, t2, tiles); k < s;)
+        for (const int s = gf_clahe_segment(t1, t2, tiles); k < s;)
             start[++k] = x;
     }
     while (k < tiles + 1)
@@ -416,8 +409,9 @@ GF_CLONES static void interp_run16(const uint16_t *src, uint16_t *dst, int n, in
 /* Segment (sx, sy)'s tables packed (see above) from tables[tile * 65536 + v]. */
 static void pack16(const uint16_t *tables, int gw, int gh, int sx, int sy, uint64_t *quads)
 {
-    const int t1x = sx > 0 ? sx - 1 : 0, t2x = sx < gw ? sx : gw - 1;
-    const int t1y = sy > 0 ? sy - 1 : 0, t2y = sy < gh ? sy : gh - 1;
+    int t1x, t2x, t1y, t2y;
+    gf_clahe_segment_tiles(sx, gw, &t1x, &t2x);
+    gf_clahe_segment_tiles(sy, gh, &t1y, &t2y);
     const uint16_t *l11 = tables + (size_t)(t1y * gw + t1x) * 65536,
                    *l12 = tables + (size_t)(t1y * gw + t2x) * 65536,
                    *l21 = tables + (size_t)(t2y * gw + t1x) * 65536,
@@ -449,13 +443,15 @@ static int clahe_cpu16(const gf_image *in, gf_image *out, const gf_clahe_geom *g
     segment_starts(w, g->inv_tw, gw, xs);
     segment_starts(h, g->inv_th, gh, ys);
     for (int sy = 0; sy <= gh; sy++)
-        for (int sx = 0; sx <= gw; sx++)
-            if (xs[sx] < xs[sx + 1] && ys[sy] < ys[sy + 1])
-                for (int k = 0; k < 4; k++) {
-                    const int tx = k & 1 ? (sx < gw ? sx : gw - 1) : (sx > 0 ? sx - 1 : 0);
-                    const int ty = k & 2 ? (sy < gh ? sy : gh - 1) : (sy > 0 ? sy - 1 : 0);
-                    need[ty * gw + tx] = 1;
-                }
+        for (int sx = 0; sx <= gw; sx++) {
+            int t1x, t2x, t1y, t2y;
+            if (xs[sx] == xs[sx + 1] || ys[sy] == ys[sy + 1])
+                continue;
+            gf_clahe_segment_tiles(sx, gw, &t1x, &t2x);
+            gf_clahe_segment_tiles(sy, gh, &t1y, &t2y);
+            need[t1y * gw + t1x] = need[t1y * gw + t2x] = 1;
+            need[t2y * gw + t1x] = need[t2y * gw + t2x] = 1;
+        }
     for (int c = 0; c < gf_clahe_colours(ch) && !failed; c++) {
 #pragma omp parallel if (GF_PARALLEL(w, h)) reduction(| : failed)
         {

@@ -121,6 +121,22 @@ GF_HD void gf_clahe_axis(int x, float inv, int tiles, int *t1, int *t2, float *a
     *t2 = i + 1 > tiles - 1 ? tiles - 1 : i + 1;
 }
 
+/* Segments: the pixels between two tile centres. An axis of n tiles has
+ * segments 0..n; segment k lies between tiles max(k - 1, 0) and min(k, n -
+ * 1) (*t1, *t2), and a coordinate whose tiles are t1, t2 (gf_clahe_axis)
+ * lies in segment gf_clahe_segment(t1, t2, n). Every pixel of a rectangle of
+ * segments reads the same four tables. */
+GF_HD int gf_clahe_segment(int t1, int t2, int n)
+{
+    return t1 != t2 ? t2 : t1 == 0 ? 0 : n;
+}
+
+GF_HD void gf_clahe_segment_tiles(int k, int n, int *t1, int *t2)
+{
+    *t1 = k > 0 ? k - 1 : 0;
+    *t2 = k < n ? k : n - 1;
+}
+
 /* The interpolation of four table values (tiles t1y t1x, t1y t2x, t2y t1x,
  * t2y t2x) with weights xa, xa1 = 1 - xa, ya, ya1 = 1 - ya, unrounded. */
 GF_HD float gf_clahe_mix(float l11, float l12, float l21, float l22, float xa, float xa1,
