@@ -81,6 +81,11 @@ $(B)/src/stages/resize.o: GF_CFLAGS += -ffp-contract=off -Wno-psabi
 # does: no fused multiply-adds (the x86-64-v4 and AVX2 clones could contract them).
 $(B)/src/stages/clahe.o: GF_CFLAGS += -ffp-contract=off
 
+# The tone stages' tables by their rules' IEEE operations, never fused (the
+# device makes the same tables with __fmul_rn and the like: tone.h).
+$(B)/src/stages/equalize.o $(B)/src/stages/autocontrast.o $(B)/src/stages/level.o \
+$(B)/src/stages/gamma.o: GF_CFLAGS += -ffp-contract=off
+
 # stb's code is not ours to warn about.
 $(B)/third_party/stb.o: GF_CFLAGS += -w
 

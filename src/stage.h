@@ -96,13 +96,18 @@ typedef enum gf_opt_kind {
 } gf_opt_kind;
 
 /* A long option that a stage owns. parse() fills s from the argument
- * (optarg, NULL for a flag): for GF_OPT_ADD a zeroed stage whose ops is
- * this descriptor, which parse may replace by a sibling (--rotate 180 is a
- * mirror); otherwise the stage to change, for which parse returns 1 when the
- * option does not apply to it. Errors: GF_EUSAGE with a message. */
+ * (optarg; NULL for a flag, and for an optional value that is absent): for
+ * GF_OPT_ADD a zeroed stage whose ops is this descriptor, which parse may
+ * replace by a sibling (--rotate 180 is a mirror); otherwise the stage to
+ * change, for which parse returns 1 when the option does not apply to it.
+ * Errors: GF_EUSAGE with a message. */
 typedef struct gf_stage_opt {
     const char *name; /* "mean" for --mean */
-    const char *arg;  /* the argument's name in --help ("3|5"); NULL: a flag */
+    /* The argument's name in --help ("3|5"); NULL: a flag. A name in
+     * brackets ("[LOW[,HIGH]]") makes the value optional: it is the next
+     * word when that word starts with a digit, '.' or ',', or with '-' and
+     * a digit, or what follows '=' (--opt=VALUE); see src/cli.c. */
+    const char *arg;
     const char *help; /* one line for --help */
     gf_opt_kind kind;
     int (*parse)(gf_stage *s, const char *arg);

@@ -24,6 +24,11 @@
     X(mirror)        \
     X(crop)          \
     X(resize)        \
+    X(equalize)      \
+    X(autocontrast)  \
+    X(level)         \
+    X(gamma)         \
+    X(negate)        \
     X(hist)          \
     X(colsum)        \
     X(rowsum)
