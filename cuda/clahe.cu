@@ -21,6 +21,8 @@
 #include <type_traits>
 
 #include "check.h"
+#include "hist.cuh"
+#include "lut.cuh"
 
 #include "../src/stages/clahe.h"
 
@@ -37,9 +39,6 @@
 #define HS_THREADS 256
 #define HS_WARPS (HS_THREADS / 32)
 #define HS_BLOCKS_PER_SM 8
-
-/* clahe_table_kernel: 256 threads, a bin each, 256 bins at a time. */
-#define TABLE_THREADS 256
 
 /* Interpolation: 16 bytes a thread (8 for 8-bit colour, whose 16 samples a
  * thread would spill registers), 32 x 8 threads a block; a block goes on
@@ -79,22 +78,11 @@ __global__ void clahe_hist_global_kernel(const unsigned char *__restrict__ in, i
 template <int C>
 __device__ __forceinline__ void count_vector(unsigned *sh, uint4 v, int s0, int lo, int hi, int nc)
 {
-    const unsigned words[4] = {v.x, v.y, v.z, v.w};
     if (C == 1 && s0 >= lo && s0 + VEC <= hi) {
-        unsigned cur = words[0] & 0xff, run = 0;
-#pragma unroll
-        for (int j = 0; j < VEC; j++) {
-            const unsigned b = (words[j / 4] >> (8 * (j % 4))) & 0xff;
-            if (b != cur) {
-                atomicAdd(&sh[cur], run);
-                cur = b;
-                run = 0;
-            }
-            run++;
-        }
-        atomicAdd(&sh[cur], run);
+        hist_count16(sh, v);
         return;
     }
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
     const int c0 = s0 % C;
 #pragma unroll
     for (int j = 0; j < VEC; j++) {
@@ -160,64 +148,45 @@ __global__ void __launch_bounds__(HS_THREADS, 4)
 
 /* ---- 2. Tables ---- */
 
-/* The inclusive scan of v over the block's TABLE_THREADS threads; *total
- * gets the block's sum. ws: TABLE_THREADS / 32 words of shared memory. */
-__device__ __forceinline__ unsigned long long block_scan(unsigned long long v,
-                                                         unsigned long long *total,
-                                                         unsigned long long *ws)
+/* Bin i of count n cut to the limit, with the batch and the residual's one
+ * (bins 0, s, 2s, ..., r of them); n itself without a limit. */
+__device__ __forceinline__ unsigned long long cut_bin(unsigned n, unsigned i, const gf_clahe_geom &g,
+                                                      unsigned limit, unsigned long long batch,
+                                                      unsigned r, unsigned s)
 {
-    const int lane = threadIdx.x % 32, wp = threadIdx.x / 32;
-    for (int off = 1; off < 32; off *= 2) {
-        const unsigned long long t = __shfl_up_sync(0xffffffffu, v, off);
-        if (lane >= off)
-            v += t;
-    }
-    if (lane == 31)
-        ws[wp] = v;
-    __syncthreads();
-    unsigned long long before = 0, all = 0;
-    for (int k = 0; k < TABLE_THREADS / 32; k++) {
-        before += k < wp ? ws[k] : 0;
-        all += ws[k];
-    }
-    __syncthreads(); /* ws is read before the next scan writes it */
-    *total = all;
-    return v + before;
+    return g.limit ? (unsigned long long)min(n, limit) + batch + (i % s == 0 && i / s < r) : n;
 }
 
 /* Block (tile, k): channel k's table of the tile, tables[(k * tiles +
- * tile) * bins + v], from its histogram at the same place of hist. The
- * excess over the limit is summed first; then, 256 bins at a time, each
- * thread's bin cut, with the batch and the residual's one (bins 0, s, 2s,
- * ..., r of them), scanned into the running sum and scaled. */
+ * tile) * bins + v], from its histogram at the same place of hist, by a
+ * block of lut_shape<T>::THREADS threads, PER consecutive bins a thread:
+ * the excess over the limit summed over the block; the sums of the cut
+ * bins before each thread's by a block scan; then its running sum scaled,
+ * bin by bin. */
 template <typename T>
-__global__ void __launch_bounds__(TABLE_THREADS)
+__global__ void __launch_bounds__(lut_shape<T>::THREADS)
     clahe_table_kernel(const unsigned *__restrict__ hist, gf_clahe_geom g, T *__restrict__ tables)
 {
-    __shared__ unsigned long long ws[TABLE_THREADS / 32];
-    const size_t at = ((size_t)blockIdx.y * g.gw * g.gh + blockIdx.x) * g.bins;
-    const unsigned *hh = hist + at;
+    typedef lut_shape<T> S;
+    const size_t at = ((size_t)blockIdx.y * g.gw * g.gh + blockIdx.x) * S::NB;
+    const unsigned i0 = threadIdx.x * S::PER;
+    const unsigned *hh = hist + at + i0;
     const unsigned limit = (unsigned)min(g.limit, (int64_t)0xffffffffu); /* counts are 32-bit */
-    const unsigned max = (unsigned)g.bins - 1;
-    unsigned long long excess = 0, carry = 0, step_sum;
+    unsigned long long excess = 0, total;
 
     if (g.limit)
-        for (int i = threadIdx.x; i < g.bins; i += TABLE_THREADS) {
-            const unsigned n = hh[i];
-            excess += n > limit ? n - limit : 0;
-        }
-    block_scan(excess, &excess, ws);
-    const unsigned long long batch = excess / (unsigned)g.bins;
-    const unsigned r = (unsigned)(excess % (unsigned)g.bins);
-    const unsigned s = (unsigned)gf_clahe_step(g.bins, r);
-    for (int base = 0; base < g.bins; base += TABLE_THREADS) {
-        const unsigned i = (unsigned)(base + threadIdx.x);
-        unsigned long long n = hh[i];
-        if (g.limit)
-            n = (n > limit ? limit : n) + batch + (i % s == 0 && i / s < r);
-        const unsigned long long cum = carry + block_scan(n, &step_sum, ws);
-        tables[at + i] = (T)gf_clahe_value((int64_t)cum, g.scale, max);
-        carry += step_sum;
+        for (int j = 0; j < S::PER; j++)
+            excess += hh[j] > limit ? hh[j] - limit : 0;
+    lut_block_scan<S::THREADS>(excess, &excess);
+    const unsigned long long batch = excess / S::NB;
+    const unsigned r = (unsigned)(excess % S::NB), s = (unsigned)gf_clahe_step(S::NB, r);
+    unsigned long long mine = 0;
+    for (int j = 0; j < S::PER; j++)
+        mine += cut_bin(hh[j], i0 + j, g, limit, batch, r, s);
+    unsigned long long cum = lut_block_scan<S::THREADS>(mine, &total);
+    for (int j = 0; j < S::PER; j++) {
+        cum += cut_bin(hh[j], i0 + j, g, limit, batch, r, s);
+        tables[at + i0 + j] = (T)gf_clahe_value((int64_t)cum, g.scale, S::MAX);
     }
 }
 
@@ -453,7 +422,7 @@ template <typename T, int C>
 static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int variant,
                cudaStream_t st)
 {
-    const int nc = gf_clahe_colours(C), tiles = g.gw * g.gh, segs = (g.gw + 1) * (g.gh + 1);
+    const int nc = gf_lut_colours(C), tiles = g.gw * g.gh, segs = (g.gw + 1) * (g.gh + 1);
     const bool eight = sizeof(T) == 1, packed = eight && variant == CLAHE_SHARED;
     /* scratch: the histograms (8-bit: every colour; 16-bit: one at a
      * time), the tables, the packed words */
@@ -486,7 +455,7 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
         } else {
             launch_hist_global<T, C>(in, g, k0, kn, hist, st);
         }
-        clahe_table_kernel<T><<<dim3(tiles, kn), TABLE_THREADS, 0, st>>>(
+        clahe_table_kernel<T><<<dim3(tiles, kn), lut_shape<T>::THREADS, 0, st>>>(
             hist, g, tables + (size_t)k0 * tiles * g.bins);
         e = cudaGetLastError();
     }

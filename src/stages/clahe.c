@@ -77,7 +77,7 @@ int gf_clahe_gold(const gf_image *in, gf_image *out, double clip, int gw, int gh
         goto out;
     }
     for (int c = 0; c < in->channels; c++) {
-        if (c >= gf_clahe_colours(in->channels)) { /* alpha */
+        if (c >= gf_lut_colours(in->channels)) { /* alpha */
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++)
                     gf_sample_set(out, x, y, c, gf_sample(in, x, y, c));
@@ -305,7 +305,7 @@ static void tables8(const gf_image *in, const gf_clahe_geom *g, int nc, unsigned
 
 static int clahe_cpu8(const gf_image *in, gf_image *out, const gf_clahe_geom *g)
 {
-    const int w = in->width, h = in->height, ch = in->channels, nc = gf_clahe_colours(ch);
+    const int w = in->width, h = in->height, ch = in->channels, nc = gf_lut_colours(ch);
     const size_t n = (size_t)w * (size_t)ch, nq = (size_t)(g->gw + 1) * (size_t)ch * 256;
     unsigned char *tables = malloc((size_t)g->gw * (size_t)g->gh * (size_t)nc * 256);
     int32_t *qoff = malloc(n * sizeof *qoff);
@@ -452,7 +452,7 @@ static int clahe_cpu16(const gf_image *in, gf_image *out, const gf_clahe_geom *g
             need[t1y * gw + t1x] = need[t1y * gw + t2x] = 1;
             need[t2y * gw + t1x] = need[t2y * gw + t2x] = 1;
         }
-    for (int c = 0; c < gf_clahe_colours(ch) && !failed; c++) {
+    for (int c = 0; c < gf_lut_colours(ch) && !failed; c++) {
 #pragma omp parallel if (GF_PARALLEL(w, h)) reduction(| : failed)
         {
             uint32_t *hist = malloc(65536 * sizeof *hist);
@@ -489,7 +489,7 @@ static int clahe_cpu16(const gf_image *in, gf_image *out, const gf_clahe_geom *g
             free(quads);
         }
     }
-    if (!failed && out->data != in->data && gf_clahe_colours(ch) < ch) /* alpha */
+    if (!failed && out->data != in->data && gf_lut_colours(ch) < ch) /* alpha */
         for (int y = 0; y < h; y++) {
             const uint16_t *src = (const uint16_t *)(const void *)(in->data + (size_t)y * in->stride);
             uint16_t *dst = (uint16_t *)(void *)(out->data + (size_t)y * out->stride);

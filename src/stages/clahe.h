@@ -40,6 +40,7 @@
 #include "../border.h" /* GF_HD, gf_border_index */
 #include "../gf.h"
 #include "../stage.h"
+#include "lut.h" /* gf_lut_colours */
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,12 +90,6 @@ static inline gf_clahe_geom gf_clahe_geom_of(int w, int h, int bits, double clip
     g.inv_tw = 1.0f / (float)g.tw;
     g.inv_th = 1.0f / (float)g.th;
     return g;
-}
-
-/* The colour channels of a layout: all but alpha (gray+alpha, RGBA). */
-GF_HD int gf_clahe_colours(int channels)
-{
-    return channels == 2 || channels == 4 ? channels - 1 : channels;
 }
 
 /* Single-precision steps, never fused into a multiply-add. */

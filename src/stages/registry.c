@@ -19,12 +19,12 @@
     X(close)         \
     X(median)        \
     X(threshold)     \
-    X(clahe)         \
     X(transpose)     \
     X(mirror)        \
     X(crop)          \
     X(resize)        \
     X(equalize)      \
+    X(clahe)         \
     X(autocontrast)  \
     X(level)         \
     X(gamma)         \
