@@ -127,7 +127,8 @@ static int parse_level(gf_stage *s, const char *arg)
                       "percentages 0%%-100%% with %%)",
                       arg);
     if (*end == ',' && gf_tone_parse_gamma("--level", "GAMMA", end + 1, &p->gamma))
-        return GF_EUSAGE;
+        return gf_err(GF_EUSAGE, NULL, "--level: '%s': GAMMA must be a number from %g to %g", arg,
+                      GF_TONE_MIN_GAMMA, GF_TONE_MAX_GAMMA);
     /* of one kind, their order is known now; mixed, at the image's depth (check) */
     if (p->black_pct == p->white_pct && !(p->black < p->white))
         return gf_err(GF_EUSAGE, NULL, "--level: '%s': BLACK must be below WHITE", arg);

@@ -12,6 +12,8 @@
 #define HAVE_VBMI_PATH 0
 #endif
 
+int gf_lut_simd = 1;
+
 const gf_default gf_lut_defaults[] = {
     {0, 0, "shared"},
     {0, 0, NULL},
@@ -174,7 +176,7 @@ int gf_lut_apply_cpu(const gf_lut *lut, const gf_image *in, gf_image *out)
     if (rc)
         return rc;
 #if HAVE_VBMI_PATH
-    if (in->bits == 8 && have_vbmi()) {
+    if (in->bits == 8 && gf_lut_simd && have_vbmi()) {
         apply8_vbmi(lut, in, out);
         return 0;
     }

@@ -103,6 +103,10 @@ static inline void gf_lut_set(gf_lut *lut, int t, unsigned v, unsigned value)
 int gf_lut_apply_gold(const gf_lut *lut, const gf_image *in, gf_image *out);
 int gf_lut_apply_cpu(const gf_lut *lut, const gf_image *in, gf_image *out);
 
+/* 1 (the default): gf_lut_apply_cpu takes the VBMI path where the CPU has
+ * it; 0: a sample at a time everywhere (tests check both). */
+extern int gf_lut_simd;
+
 /* Each channel's histogram of in (host) into *bins, malloc'd here:
  * channels x gf_hist_bins(bits) counts (hist.h's order), by gf_hist_gold
  * (gold != 0) or gf_hist_cpu. Returns 0 or GF_EINTERNAL; *bins is NULL on
