@@ -78,6 +78,10 @@ scharr = edges(lambda im, dx, dy: cv2.Scharr(im, cv2.CV_16S if im.dtype == np.ui
                                              dx, dy, borderType=REP))
 kernel5 = np.arange(-12, 13, dtype=np.float32).reshape(5, 5)
 
+def clahe(clip, grid):  # OpenCV's CLAHE takes one channel: each, then merged
+    c = cv2.createCLAHE(clipLimit=clip, tileGridSize=grid)
+    return lambda im: c.apply(im) if im.ndim == 2 else cv2.merge([c.apply(x) for x in cv2.split(im)])
+
 opencv = {
     "gray": lambda im: cv2.cvtColor(im, cv2.COLOR_RGB2GRAY),
     "mean 3": lambda im: cv2.blur(im, (3, 3), borderType=cv2.BORDER_REPLICATE),
@@ -120,6 +124,7 @@ opencv = {
     "laplacian": lambda im: cv2.convertScaleAbs(cv2.Laplacian(
         im, cv2.CV_16S if im.dtype == np.uint8 else cv2.CV_32F, ksize=1, borderType=REP)),
     "convolve 5x5": lambda im: cv2.filter2D(im, -1, kernel5, borderType=REP),
+    "clahe 2,8x8": clahe(2.0, (8, 8)),
 }
 print("%s, %s; OpenCV %s with %d threads; medians of %d, ms"
       % (size, bench["device"], cv2.__version__, cv2.getNumThreads(), reps))

@@ -337,7 +337,9 @@ static int clahe_cpu8(const gf_image *in, gf_image *out, const gf_clahe_geom *g)
         int have1 = -1, have2 = -1; /* the tile rows quads holds */
         if (!quads || (out->data == in->data && !buf))
             failed = 1;
-#pragma omp for schedule(static)
+        /* rows in chunks taken in turn: a thread held up (by another
+         * process on its core) holds up no fixed share of them */
+#pragma omp for schedule(dynamic, 16)
         for (int y = 0; y < h; y++) {
             int t1y, t2y;
             float ya;
@@ -624,7 +626,7 @@ static const gf_default clahe_defaults[] = {
 };
 
 const gf_stage_ops gf_stage_clahe = {
-    .cpu_cost = 2.0,
+    .cpu_cost = 3.0,
     .name = "clahe",
     .group = "clahe",
     .opts = clahe_opts,
