@@ -34,8 +34,8 @@
 #define HG_BY 8
 
 /* clahe_hist_shared_kernel: 8 warps; a block takes a band of a tile's
- * rows (about BANDS_PER_SM blocks a multiprocessor in all), a warp a row at
- * a time in 16-byte loads. */
+ * rows (about HS_BLOCKS_PER_SM blocks a multiprocessor in all), a warp a row
+ * at a time in 16-byte loads. */
 #define HS_THREADS 256
 #define HS_WARPS (HS_THREADS / 32)
 #define HS_BLOCKS_PER_SM 8
@@ -94,9 +94,9 @@ __device__ __forceinline__ void count_vector(unsigned *sh, uint4 v, int s0, int 
 
 /* 8 bits: block (tx, ty * bands + b) counts band b (`rows` rows) of tile
  * (tx, ty), every colour channel, into a histogram per warp; a warp takes a
- * row at a time, the tile's samples inside the image in 16-byte loads (the row's last
- * bytes one at a time), then
- * the padding's columns (reflect101) a sample a lane. */
+ * row at a time, the tile's samples inside the image in 16-byte loads (the
+ * row's last bytes one at a time), then the padding's columns (reflect101)
+ * a sample a lane. */
 template <int C>
 __global__ void __launch_bounds__(HS_THREADS, 4)
     clahe_hist_shared_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
@@ -247,15 +247,29 @@ __global__ void clahe_pack_kernel(const unsigned char *__restrict__ tables, gf_c
 #undef L
 }
 
-/* A row's part of the rule: its tiles, segment and weights. */
-struct row_at {
-    int t1y, t2y, sy;
-    float ya, ya1;
+/* Where the interpolation reads a sample's four table values: the tables
+ * in global memory (four reads), the packed words in global memory, or the
+ * packed words staged in shared memory (one read). */
+enum { FROM_TABLES, FROM_WORDS, FROM_STAGED };
+
+/* The colour channels of C (a constant): gf_lut_colours. */
+template <int C> struct colours {
+    static constexpr int value = C == 2 || C == 4 ? C - 1 : C;
 };
 
-/* Where a block's samples find their tables: tables[(k * tiles + tile) *
- * bins + v] (global), or the packed words, staged (staged[((sy - sy0) * nsx
- * + sx - sx0) * nc + k) * 256 + v]) or not (quads). */
+/* A row's part of the rule: its tiles and weights, and where its words
+ * start (FROM_WORDS: in quads; FROM_STAGED: in the block's staged words,
+ * less the block's first column segment). */
+struct row_at {
+    int t1y, t2y;
+    float ya, ya1;
+    int base;
+};
+
+/* What a block reads: tables[(k * tiles + tile) * bins + v]; the packed
+ * words quads[((sy * (W + 1) + sx) * nc + k) * 256 + v]; the staged words
+ * staged[(((sy - sy0) * nsx + sx - sx0) * nc + k) * 256 + v]. Indices fit
+ * 32 bits: 3 channels x 4096 tiles x 65536 values at most. */
 struct lookup {
     const void *tables;
     const unsigned *quads;
@@ -263,91 +277,74 @@ struct lookup {
     int sx0, sy0, nsx;
 };
 
-/* The output of channel k's sample v at column weight xa and segment sx of
- * row r. */
-template <typename T>
-__device__ __forceinline__ unsigned interp_sample(const gf_clahe_geom &g, int nc, const lookup &lk,
-                                                  int k, unsigned v, float xa, int sx,
-                                                  const row_at &r)
+/* Row y's part for a read FROM. */
+template <int C, int FROM>
+__device__ __forceinline__ row_at row_of(const gf_clahe_geom &g, const lookup &lk, int y)
 {
+    constexpr int nc = colours<C>::value;
+    row_at r;
+    gf_clahe_axis(y, g.inv_th, g.gh, &r.t1y, &r.t2y, &r.ya);
+    r.ya1 = __fsub_rn(1.0f, r.ya);
+    const int sy = gf_clahe_segment(r.t1y, r.t2y, g.gh);
+    r.base = FROM == FROM_STAGED ? ((sy - lk.sy0) * lk.nsx - lk.sx0) * nc * BINS8
+                                 : sy * (g.gw + 1) * nc * BINS8;
+    return r;
+}
+
+/* The output of channel k's sample v, at column weight xa and column
+ * segment sx, of row r, in an image of C channels. */
+template <typename T, int C, int FROM>
+__device__ __forceinline__ unsigned interp_sample(const gf_clahe_geom &g, const lookup &lk, int k,
+                                                  unsigned v, float xa, int sx, const row_at &r)
+{
+    constexpr int nc = colours<C>::value;
     float l11, l12, l21, l22;
     if (k >= nc)
         return v; /* alpha */
-    if (lk.quads) {
-        const unsigned q =
-            lk.staged
-                ? lk.staged[(((r.sy - lk.sy0) * lk.nsx + sx - lk.sx0) * nc + k) * BINS8 + v]
-                : __ldg(&lk.quads[(((size_t)r.sy * (g.gw + 1) + sx) * nc + k) * BINS8 + v]);
+    if (FROM != FROM_TABLES) {
+        const int i = r.base + (sx * nc + k) * BINS8 + (int)v;
+        const unsigned q = FROM == FROM_STAGED ? lk.staged[i] : __ldg(&lk.quads[i]);
         l11 = byte_float(q, 0), l12 = byte_float(q, 1);
         l21 = byte_float(q, 2), l22 = byte_float(q, 3);
     } else {
         int t1x, t2x;
         gf_clahe_segment_tiles(sx, g.gw, &t1x, &t2x);
-        const T *t = (const T *)lk.tables + (size_t)k * g.gw * g.gh * g.bins + v;
-        l11 = small_float(__ldg(&t[((size_t)r.t1y * g.gw + t1x) * g.bins]));
-        l12 = small_float(__ldg(&t[((size_t)r.t1y * g.gw + t2x) * g.bins]));
-        l21 = small_float(__ldg(&t[((size_t)r.t2y * g.gw + t1x) * g.bins]));
-        l22 = small_float(__ldg(&t[((size_t)r.t2y * g.gw + t2x) * g.bins]));
+        const T *t = (const T *)lk.tables + v;
+        const unsigned k0 = (unsigned)(k * g.gh), nb = (unsigned)g.bins; /* rows of tiles before */
+        const unsigned r1 = (k0 + r.t1y) * g.gw, r2 = (k0 + r.t2y) * g.gw;
+        l11 = small_float(__ldg(&t[(r1 + t1x) * nb]));
+        l12 = small_float(__ldg(&t[(r1 + t2x) * nb]));
+        l21 = small_float(__ldg(&t[(r2 + t1x) * nb]));
+        l22 = small_float(__ldg(&t[(r2 + t2x) * nb]));
     }
     /* every term is >= 0 and the sum at most the largest sample, below 2^22 */
     return round_small(gf_clahe_mix(l11, l12, l21, l22, xa, __fsub_rn(1.0f, xa), r.ya, r.ya1),
                        (unsigned)g.bins - 1);
 }
 
-/* in -> out, both w x h of C channels of T. A thread takes 16 bytes of a
- * row (n = w C samples) on each of INTERP_ROWS / INTERP_BY rows; a vector
- * wholly inside the row is one load and one store, the row's last part a
- * sample at a time. Columns' weights and segments from xa and seg. STAGED
- * (8-bit): the packed words, staged in shared memory where the block's
- * segments fit STAGE_WORDS, else read from global memory. */
+/* Bytes a thread of the interpolation takes from a row: 16 (8 for 8-bit
+ * colour, whose 16 samples a thread would spill registers). */
 template <typename T, int C> struct interp_bytes {
     static constexpr int value = sizeof(T) == 1 && C > 1 ? 8 : VEC;
 };
 
-template <typename T, int C, bool STAGED>
-__global__ void __launch_bounds__(INTERP_BX *INTERP_BY, 3)
-    clahe_interp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
-                        int w, int h, size_t ipitch, size_t opitch, gf_clahe_geom g, int nc,
-                        const float *__restrict__ xa, const unsigned char *__restrict__ seg,
-                        const void *__restrict__ tables, const unsigned *__restrict__ quads)
+/* A thread's samples s0 .. s0 + N - 1 of rows ybase + threadIdx.y, then
+ * every INTERP_BY rows, before yend: a vector wholly inside the row (n
+ * samples) is one load and one store, the row's last part a sample at a
+ * time; gray rows read the N columns' weights and segments as vectors. */
+template <typename T, int C, int FROM>
+__device__ __forceinline__ void interp_rows(const unsigned char *__restrict__ in,
+                                            unsigned char *__restrict__ out, int n, int s0,
+                                            int ybase, int yend, size_t ipitch, size_t opitch,
+                                            const gf_clahe_geom &g, const lookup &lk,
+                                            const float *__restrict__ xa,
+                                            const unsigned char *__restrict__ seg)
 {
-    constexpr int VB = interp_bytes<T, C>::value, N = VB / (int)sizeof(T); /* samples a thread */
+    constexpr int VB = interp_bytes<T, C>::value, N = VB / (int)sizeof(T);
     typedef typename std::conditional<VB == 16, uint4, uint2>::type vec_t;
-    __shared__ __align__(16) unsigned sh[STAGED ? STAGE_WORDS : 4];
-    const int n = w * C;
-    const int s0 = (blockIdx.x * INTERP_BX + threadIdx.x) * N;
-    const int ybase = blockIdx.y * INTERP_ROWS, yend = min(ybase + INTERP_ROWS, h);
-    lookup lk = {tables, quads, NULL, 0, 0, 0};
 
-    if (STAGED) { /* the block's segments: those of its first and last pixel and row */
-        const int px0 = blockIdx.x * INTERP_BX * N / C;
-        const int px1 = min(((int)(blockIdx.x + 1) * INTERP_BX * N - 1) / C, w - 1);
-        int a1, a2, b1, b2;
-        float f;
-        gf_clahe_axis(ybase, g.inv_th, g.gh, &a1, &a2, &f);
-        gf_clahe_axis(yend - 1, g.inv_th, g.gh, &b1, &b2, &f);
-        const int sx0 = __ldg(&seg[px0]), nsx = __ldg(&seg[px1]) - sx0 + 1;
-        const int sy0 = gf_clahe_segment(a1, a2, g.gh);
-        const int nsy = gf_clahe_segment(b1, b2, g.gh) - sy0 + 1;
-        const int words = nsx * nsy * nc * BINS8;
-        if (words <= STAGE_WORDS) { /* the same for the whole block */
-            for (int i = threadIdx.y * INTERP_BX + threadIdx.x; i < words / 4;
-                 i += INTERP_BX * INTERP_BY) {
-                const int e = 4 * i, v = e % BINS8, kk = e / BINS8 % nc, sg = e / BINS8 / nc;
-                const size_t gs = (size_t)(sy0 + sg / nsx) * (g.gw + 1) + sx0 + sg % nsx;
-                *(uint4 *)&sh[e] = __ldg((const uint4 *)&quads[(gs * nc + kk) * BINS8 + v]);
-            }
-            lk.staged = sh, lk.sx0 = sx0, lk.sy0 = sy0, lk.nsx = nsx;
-            __syncthreads();
-        }
-    }
-    if (s0 >= n)
-        return;
     for (int y = ybase + threadIdx.y; y < yend; y += INTERP_BY) {
-        row_at r;
-        gf_clahe_axis(y, g.inv_th, g.gh, &r.t1y, &r.t2y, &r.ya);
-        r.sy = gf_clahe_segment(r.t1y, r.t2y, g.gh);
-        r.ya1 = __fsub_rn(1.0f, r.ya);
+        const row_at r = row_of<C, FROM>(g, lk, y);
         const T *src = (const T *)(in + (size_t)y * ipitch) + s0;
         T *dst = (T *)(out + (size_t)y * opitch) + s0;
         if (s0 + N <= n) {
@@ -356,7 +353,7 @@ __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, 3)
                 T t[N];
             } a, b;
             a.v = __ldg((const vec_t *)src);
-            if (C == 1) { /* the N columns' weights and segments as vectors */
+            if (C == 1) {
                 union {
                     uint4 v[N / 4];
                     float f[N];
@@ -374,24 +371,80 @@ __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, 3)
                     *(uint2 *)sg.c = __ldg((const uint2 *)(seg + s0));
 #pragma unroll
                 for (int j = 0; j < N; j++)
-                    b.t[j] = (T)interp_sample<T>(g, nc, lk, 0, a.t[j], wx.f[j], sg.c[j], r);
+                    b.t[j] = (T)interp_sample<T, C, FROM>(g, lk, 0, a.t[j], wx.f[j], sg.c[j], r);
             } else {
 #pragma unroll
                 for (int j = 0; j < N; j++) {
                     const int x = (s0 + j) / C;
-                    b.t[j] = (T)interp_sample<T>(g, nc, lk, (s0 + j) % C, a.t[j], __ldg(&xa[x]),
-                                                 __ldg(&seg[x]), r);
+                    b.t[j] = (T)interp_sample<T, C, FROM>(g, lk, (s0 + j) % C, a.t[j],
+                                                          __ldg(&xa[x]), __ldg(&seg[x]), r);
                 }
             }
             *(vec_t *)dst = b.v;
         } else {
             for (int j = 0; s0 + j < n; j++) {
                 const int x = (s0 + j) / C;
-                dst[j] = (T)interp_sample<T>(g, nc, lk, (s0 + j) % C, src[j], __ldg(&xa[x]),
-                                             __ldg(&seg[x]), r);
+                dst[j] = (T)interp_sample<T, C, FROM>(g, lk, (s0 + j) % C, src[j], __ldg(&xa[x]),
+                                                      __ldg(&seg[x]), r);
             }
         }
     }
+}
+
+/* in -> out, both w x h of C channels of T: a thread takes interp_bytes<T,
+ * C> bytes of a row on each of INTERP_ROWS / INTERP_BY rows (interp_rows),
+ * with the columns' weights and segments from xa and seg. PACKED (8-bit):
+ * the block first stages the packed words of the segments it covers in
+ * shared memory where they fit STAGE_WORDS, else reads them from global
+ * memory; otherwise the four tables from global memory. */
+template <typename T, int C, bool PACKED>
+__global__ void __launch_bounds__(INTERP_BX *INTERP_BY, PACKED ? 3 : 2)
+    clahe_interp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                        int w, int h, size_t ipitch, size_t opitch, gf_clahe_geom g,
+                        const float *__restrict__ xa, const unsigned char *__restrict__ seg,
+                        const void *__restrict__ tables, const unsigned *__restrict__ quads)
+{
+    constexpr int N = interp_bytes<T, C>::value / (int)sizeof(T), nc = colours<C>::value;
+    __shared__ __align__(16) unsigned sh[PACKED ? STAGE_WORDS : 4];
+    const int n = w * C;
+    const int s0 = (blockIdx.x * INTERP_BX + threadIdx.x) * N;
+    const int ybase = blockIdx.y * INTERP_ROWS, yend = min(ybase + INTERP_ROWS, h);
+    lookup lk = {tables, quads, NULL, 0, 0, 0};
+
+    if (!PACKED) {
+        if (s0 < n)
+            interp_rows<T, C, FROM_TABLES>(in, out, n, s0, ybase, yend, ipitch, opitch, g, lk, xa,
+                                           seg);
+        return;
+    }
+    /* the block's segments: those of its first and last pixel and row */
+    const int px0 = blockIdx.x * INTERP_BX * N / C;
+    const int px1 = min(((int)(blockIdx.x + 1) * INTERP_BX * N - 1) / C, w - 1);
+    int a1, a2, b1, b2;
+    float f;
+    gf_clahe_axis(ybase, g.inv_th, g.gh, &a1, &a2, &f);
+    gf_clahe_axis(yend - 1, g.inv_th, g.gh, &b1, &b2, &f);
+    lk.sx0 = __ldg(&seg[px0]), lk.nsx = __ldg(&seg[px1]) - lk.sx0 + 1;
+    lk.sy0 = gf_clahe_segment(a1, a2, g.gh);
+    const int nsy = gf_clahe_segment(b1, b2, g.gh) - lk.sy0 + 1;
+    const int words = lk.nsx * nsy * nc * BINS8;
+    if (words > STAGE_WORDS) { /* the same for the whole block */
+        if (s0 < n)
+            interp_rows<T, C, FROM_WORDS>(in, out, n, s0, ybase, yend, ipitch, opitch, g, lk, xa,
+                                          seg);
+        return;
+    }
+    for (int i = threadIdx.y * INTERP_BX + threadIdx.x; i < words / 4;
+         i += INTERP_BX * INTERP_BY) {
+        const int e = 4 * i, v = e % BINS8, kk = e / BINS8 % nc, sg = e / BINS8 / nc;
+        const int gs = (lk.sy0 + sg / lk.nsx) * (g.gw + 1) + lk.sx0 + sg % lk.nsx;
+        *(uint4 *)&sh[e] = __ldg((const uint4 *)&quads[(gs * nc + kk) * BINS8 + v]);
+    }
+    lk.staged = sh;
+    __syncthreads();
+    if (s0 < n)
+        interp_rows<T, C, FROM_STAGED>(in, out, n, s0, ybase, yend, ipitch, opitch, g, lk, xa,
+                                       seg);
 }
 
 /* ---- The launchers ---- */
@@ -469,11 +522,11 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
             clahe_pack_kernel<<<dim3(segs, nc), BINS8, 0, st>>>((const unsigned char *)tables, g,
                                                                  nc, quads);
             clahe_interp_kernel<T, C, true><<<grid, dim3(INTERP_BX, INTERP_BY), 0, st>>>(
-                in->data, out->data, in->width, in->height, in->pitch, out->pitch, g, nc, xa, seg,
+                in->data, out->data, in->width, in->height, in->pitch, out->pitch, g, xa, seg,
                 tables, quads);
         } else {
             clahe_interp_kernel<T, C, false><<<grid, dim3(INTERP_BX, INTERP_BY), 0, st>>>(
-                in->data, out->data, in->width, in->height, in->pitch, out->pitch, g, nc, xa, seg,
+                in->data, out->data, in->width, in->height, in->pitch, out->pitch, g, xa, seg,
                 tables, NULL);
         }
         e = cudaGetLastError();
