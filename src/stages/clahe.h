@@ -142,11 +142,14 @@ GF_HD float gf_clahe_mix(float l11, float l12, float l21, float l22, float xa, f
         GF_CLAHE_MUL(GF_CLAHE_ADD(GF_CLAHE_MUL(l21, xa1), GF_CLAHE_MUL(l22, xa)), ya));
 }
 
-/* v rounded half to even and saturated to 0..max (OpenCV's saturate_cast). */
+/* v rounded half to even and saturated to 0..max (OpenCV's saturate_cast),
+ * as a maximum and a minimum that loops vectorise. */
 GF_HD unsigned gf_clahe_round(float v, unsigned max)
 {
-    const float r = rintf(v);
-    return r <= 0.0f ? 0u : r >= (float)max ? max : (unsigned)(int)r;
+    float r = rintf(v);
+    r = r > 0.0f ? r : 0.0f;
+    r = r < (float)max ? r : (float)max;
+    return (unsigned)(int)r;
 }
 
 /* The table's value for a running sum `cum` of a tile's clipped bins. */
