@@ -36,7 +36,7 @@ endif
 # toolkit; not for CI). `make clean` when switching.
 ifeq ($(PEERS),1)
 PEER_OBJ := $(B)/cuda/npp_peers.o
-PEER_LIBS := -lnppif -lnppim -lnppig -lnppidei -lnppist -lnppc -lcublas -lcudart
+PEER_LIBS := -lnppif -lnppim -lnppig -lnppidei -lnppist -lnppicc -lnppc -lcublas -lcudart
 endif
 LIB_OBJ := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

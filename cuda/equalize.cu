@@ -48,26 +48,16 @@ extern "C" int gf_equalize_tables_cuda(const gf_stage *s, const gf_dimage *in, v
                                        void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    const size_t nb = (size_t)gf_hist_bins(in->bits);
     const unsigned n = (unsigned)((unsigned long long)in->width * (unsigned long long)in->height);
     const int colours = gf_lut_colours(in->channels);
-    unsigned *hist = NULL;
-    int rc;
     (void)s;
 
-    GF_CUDA_CHECK(cudaMallocAsync((void **)&hist, (size_t)in->channels * nb * sizeof *hist, st));
-    if ((rc = gf_hist_device(in, hist, st)) == 0) {
+    return lut_tables_from_hist(in, st, [&](const unsigned *hist) {
         if (in->bits == 8)
             equalize_table_kernel<uint8_t><<<colours, lut_shape<uint8_t>::THREADS, 0, st>>>(
                 hist, n, (uint8_t *)tables);
         else
             equalize_table_kernel<uint16_t><<<colours, lut_shape<uint16_t>::THREADS, 0, st>>>(
                 hist, n, (uint16_t *)tables);
-    }
-    cudaError_t e = cudaGetLastError();
-    cudaFreeAsync(hist, st);
-    if (rc)
-        return rc;
-    GF_CUDA_CHECK(e);
-    return 0;
+    });
 }

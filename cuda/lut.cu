@@ -30,9 +30,9 @@
 #include "../src/stages/lut.h"
 
 /* Threads of a block: LUT_BX along a row (64 x 16 bytes = 1 KB), LUT_BY
- * rows; the shared variant's blocks stay resident and take LUT_BY_SHARED
- * rows (1024 threads), since a 16-bit table of 128 KB leaves room for one
- * block an SM. */
+ * rows; the shared variant's blocks with a 16-bit table stay resident and
+ * take LUT_BY_SHARED rows (1024 threads), since a table of 128 KB leaves
+ * room for one block an SM. */
 #define LUT_BX 64
 #define LUT_BY 4
 #define LUT_BY_SHARED 16
@@ -64,19 +64,65 @@ __device__ __forceinline__ unsigned lut_read(const T *__restrict__ tables, const
         return __ldg(tables + i);
 }
 
-/* in -> out (n = width x C samples a row, h rows) through the tables. The
- * shared variant first copies ntables tables into shared memory. */
+/* Where a kernel reads its tables, and how a vector of samples goes
+ * through them. */
+template <typename T, int C, int SRC> struct lut_map {
+    const T *__restrict__ tables; /* global and texture: the tables in device memory */
+    const T *sh;                  /* shared: the block's copy */
+    cudaTextureObject_t tex;
+    int slot, cstride;
+
+    __device__ __forceinline__ unsigned at(int c, unsigned v) const
+    {
+        return lut_read<T, SRC>(tables, sh, tex, slot, cstride, c, v);
+    }
+
+    /* The 16 bytes v at sample x0 of a row, mapped. */
+    __device__ __forceinline__ uint4 vector(uint4 v, int x0) const
+    {
+        constexpr int N = 16 / (int)sizeof(T);
+        constexpr unsigned MASK = sizeof(T) == 1 ? 0xffu : 0xffffu;
+        const unsigned wi[4] = {v.x, v.y, v.z, v.w};
+        unsigned wo[4] = {0, 0, 0, 0};
+        int c3 = x0 % 3; /* RGB: the channel of sample j */
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            const int word = j * (int)sizeof(T) / 4, shift = j * (int)sizeof(T) % 4 * 8;
+            const unsigned s = (wi[word] >> shift) & MASK;
+            const int c = C == 3 ? c3 : j % C;
+            const bool alpha = (C == 2 || C == 4) && c == C - 1;
+            wo[word] |= (alpha ? s : at(c, s)) << shift;
+            c3 = c3 == 2 ? 0 : c3 + 1;
+        }
+        return make_uint4(wo[0], wo[1], wo[2], wo[3]);
+    }
+
+    /* Samples x0 .. n - 1 of a row, one at a time. */
+    __device__ __forceinline__ void tail(const T *src, T *dst, int x0, int n) const
+    {
+        for (int x = x0; x < n; x++) {
+            const int c = x % C;
+            dst[x] = (C == 2 || C == 4) && c == C - 1 ? src[x] : (T)at(c, src[x]);
+        }
+    }
+};
+
+/* in -> out (n = width x C samples a row, h rows) through the tables. A
+ * thread takes vector k of two rows LUT_ROWS apart, both loads issued
+ * before either is mapped; a grid too small for the image (the shared
+ * variant's resident blocks) strides over the rest. The shared variant
+ * first copies ntables tables into shared memory. */
+#define LUT_ROWS 2
 template <typename T, int C, int SRC>
-__global__ void __launch_bounds__(LUT_MAX_THREADS)
+__global__ void __launch_bounds__(LUT_MAX_THREADS, 1)
     lut_apply_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out, int n,
                      int h, size_t ipitch, size_t opitch, const T *__restrict__ tables,
                      int ntables, cudaTextureObject_t tex, int slot)
 {
     constexpr int NB = sizeof(T) == 1 ? 256 : 65536, N = 16 / (int)sizeof(T);
-    constexpr unsigned MASK = sizeof(T) == 1 ? 0xffu : 0xffffu;
     extern __shared__ uint4 smem[];
-    const T *sh = (const T *)smem;
-    const int cstride = ntables == 1 ? 0 : (SRC == GF_LUT_CONSTANT ? 256 : NB);
+    const lut_map<T, C, SRC> map = {tables, (const T *)smem, tex, slot,
+                                    ntables == 1 ? 0 : (SRC == GF_LUT_CONSTANT ? 256 : NB)};
 
     if constexpr (SRC == GF_LUT_SHARED) {
         const int words = ntables * NB * (int)sizeof(T) / 16;
@@ -85,55 +131,49 @@ __global__ void __launch_bounds__(LUT_MAX_THREADS)
             smem[i] = __ldg(g + i);
         __syncthreads();
     }
-    const int vecs = (n + N - 1) / N;
-    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
-        const T *src = (const T *)(in + (size_t)y * ipitch);
-        T *dst = (T *)(out + (size_t)y * opitch);
+    const int vecs = (n + N - 1) / N, ystep = gridDim.y * blockDim.y;
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += LUT_ROWS * ystep) {
+        const int y2 = y + ystep; /* the second row, when there is one */
+        const T *src = (const T *)(in + (size_t)y * ipitch),
+                *src2 = (const T *)(in + (size_t)y2 * ipitch);
+        T *dst = (T *)(out + (size_t)y * opitch), *dst2 = (T *)(out + (size_t)y2 * opitch);
         for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < vecs; k += gridDim.x * blockDim.x) {
             const int x0 = k * N;
-            if (x0 + N <= n) {
-                const uint4 v = __ldg((const uint4 *)(const void *)(src + x0));
-                const unsigned wi[4] = {v.x, v.y, v.z, v.w};
-                unsigned wo[4] = {0, 0, 0, 0};
-                int c3 = x0 % 3; /* RGB: the channel of sample j */
-#pragma unroll
-                for (int j = 0; j < N; j++) {
-                    const int word = j * (int)sizeof(T) / 4, shift = j * (int)sizeof(T) % 4 * 8;
-                    const unsigned s = (wi[word] >> shift) & MASK;
-                    const int c = C == 3 ? c3 : j % C;
-                    const bool alpha = (C == 2 || C == 4) && c == C - 1;
-                    wo[word] |= (alpha ? s : lut_read<T, SRC>(tables, sh, tex, slot, cstride, c, s))
-                                << shift;
-                    c3 = c3 == 2 ? 0 : c3 + 1;
-                }
-                *(uint4 *)(void *)(dst + x0) = make_uint4(wo[0], wo[1], wo[2], wo[3]);
-            } else {
-                for (int x = x0; x < n; x++) {
-                    const int c = x % C;
-                    dst[x] = (C == 2 || C == 4) && c == C - 1
-                                 ? src[x]
-                                 : (T)lut_read<T, SRC>(tables, sh, tex, slot, cstride, c, src[x]);
-                }
+            if (x0 + N > n) { /* the row's last, partial vector */
+                map.tail(src, dst, x0, n);
+                if (y2 < h)
+                    map.tail(src2, dst2, x0, n);
+                continue;
             }
+            const uint4 a = __ldg((const uint4 *)(const void *)(src + x0));
+            uint4 b = make_uint4(0, 0, 0, 0);
+            if (y2 < h)
+                b = __ldg((const uint4 *)(const void *)(src2 + x0));
+            *(uint4 *)(void *)(dst + x0) = map.vector(a, x0);
+            if (y2 < h)
+                *(uint4 *)(void *)(dst2 + x0) = map.vector(b, x0);
         }
     }
 }
 
 /* Launches the kernel of variant SRC for in -> out. smem: the shared
- * variant's bytes of tables. */
+ * variant's bytes of tables; above LUT_SMALL_TABLES, resident blocks only
+ * (the copy into shared memory is paid once a block). */
+#define LUT_SMALL_TABLES (4 * 1024)
 template <typename T, int C, int SRC>
 static int apply_as(const gf_dimage *in, gf_dimage *out, const void *tables, int ntables,
                     cudaTextureObject_t tex, int slot, size_t smem, cudaStream_t st)
 {
     constexpr int N = 16 / (int)sizeof(T);
     const int n = in->width * C, h = in->height, vecs = (n + N - 1) / N;
-    const int by = SRC == GF_LUT_SHARED ? LUT_BY_SHARED : LUT_BY;
+    const bool resident = SRC == GF_LUT_SHARED && smem > LUT_SMALL_TABLES;
+    const int by = resident ? LUT_BY_SHARED : LUT_BY;
     const void *kernel = (const void *)lut_apply_kernel<T, C, SRC>;
-    int gx = (vecs + LUT_BX - 1) / LUT_BX, gy = (h + by - 1) / by, rc;
+    int gx = (vecs + LUT_BX - 1) / LUT_BX, gy = (h + LUT_ROWS * by - 1) / (LUT_ROWS * by), rc;
 
     if (gy > 65535)
         gy = 65535; /* rows by a grid stride past that */
-    if (SRC == GF_LUT_SHARED) { /* resident blocks, rows by a grid stride */
+    if (resident) {
         int blocks;
         if (smem > 48 * 1024)
             GF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

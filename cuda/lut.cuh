@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#include "check.h"
+
+#include "../src/stages/hist.h"
+
 /* The sum of v over the threads before this one (an exclusive scan), and
  * over the whole block into *total. */
 template <int THREADS>
@@ -65,5 +69,27 @@ template <typename T> struct lut_shape {
     static constexpr int PER = NB / THREADS;
     static constexpr unsigned MAX = (unsigned)NB - 1;
 };
+
+/* A tone stage's device tables (gf_lut_device_fn): in's histogram
+ * (gf_hist_device, every channel, in stream-ordered scratch memory), then
+ * launch(hist) on the stream, which makes one table a colour channel from
+ * it; the scratch is freed after. Returns 0 or GF_EINTERNAL. */
+template <class Launch>
+static int lut_tables_from_hist(const gf_dimage *in, cudaStream_t st, Launch launch)
+{
+    const size_t nb = (size_t)gf_hist_bins(in->bits);
+    unsigned *hist = NULL;
+    int rc;
+
+    GF_CUDA_CHECK(cudaMallocAsync((void **)&hist, (size_t)in->channels * nb * sizeof *hist, st));
+    if ((rc = gf_hist_device(in, hist, st)) == 0)
+        launch((const unsigned *)hist);
+    cudaError_t e = cudaGetLastError();
+    cudaFreeAsync(hist, st);
+    if (rc)
+        return rc;
+    GF_CUDA_CHECK(e);
+    return 0;
+}
 
 #endif

@@ -302,6 +302,62 @@ static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, la
     return 0;
 }
 
+static int npp_lut_fn(launch *l, void *stream)
+{
+    return gf_npp_lut(l->in, l->out, l->p0, stream);
+}
+
+static int npp_equalize_fn(launch *l, void *stream)
+{
+    return gf_npp_equalize(l->in, l->out, stream);
+}
+
+/* NPP's peers of the tone stages, compared exactly: for level, gamma and
+ * negate nppiLUTPalette with s's own table (s's gold on a ramp of every
+ * sample value, uploaded before the timing); for equalize NPP's histogram,
+ * OpenCV's table on the host and nppiLUTPalette (gf_npp_equalize). */
+static int bench_npp_tone(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
+{
+    const char *name = s->ops->name;
+    const int nb = img->bits == 8 ? 256 : 65536;
+    const size_t bytes = (size_t)nb * (size_t)(img->bits / 8);
+    launch l = {0};
+    gf_image want, ramp, table;
+    gf_dimage dtable;
+    int rc = 0;
+
+    memset(&dtable, 0, sizeof dtable);
+    if (!strcmp(name, "equalize") && gf_npp_equalize) {
+        l.fn = npp_equalize_fn;
+    } else if ((!strcmp(name, "level") || !strcmp(name, "gamma") || !strcmp(name, "negate")) &&
+               gf_npp_lut) {
+        if ((rc = gf_image_alloc(&ramp, nb, 1, 1, img->bits)))
+            return rc;
+        for (int v = 0; v < nb; v++)
+            gf_sample_set(&ramp, v, 0, 0, (unsigned)v);
+        rc = gf_stage_run_cpu(s, 1, &ramp, &table, NULL, NULL);
+        gf_image_free(&ramp);
+        if (rc)
+            return rc;
+        if ((rc = gf_dimage_alloc(b->gpu, &dtable, bytes)) == 0)
+            rc = gf_gpu_put(b->gpu, dtable.data, table.data, bytes);
+        gf_image_free(&table);
+        if (rc)
+            goto out;
+        l.fn = npp_lut_fn;
+        l.p0 = dtable.data;
+    } else {
+        return 0;
+    }
+    if ((rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL)) == 0) {
+        rc = bench_peer_image(b, exp, "npp", img, &want, 0, &l);
+        gf_image_free(&want);
+    }
+out:
+    gf_dimage_free(&dtable);
+    return rc;
+}
+
 /* NPP's counterpart of an image stage configuration, where built in: the
  * box filter (replicate only), transpose and the mirror about both axes, in
  * the layouts NPP has them for here (_8u_C1R, _8u_C3R, _16u_C1R). */
@@ -313,6 +369,8 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
 
     if (!gf_npp_box || !(img->channels == 1 || (img->channels == 3 && img->bits == 8)))
         return 0;
+    if (!strcmp(s->ops->group, "tone"))
+        return bench_npp_tone(b, exp, s, img);
     if ((rc = npp_stencil_peer(b, s, img, &l, &tol)) < 0)
         return rc;
     if (rc == 1) {
@@ -734,7 +792,7 @@ static int bench_jpeg_exp(bench *b, const char *group)
                          b->t.reps < 5 ? b->t.reps : 5);
 }
 
-#define MAX_EXPERIMENTS 16
+#define MAX_EXPERIMENTS 24
 #define DEFAULT_PHOTOS 256 /* jpeg: generated photos */
 
 typedef struct experiment {

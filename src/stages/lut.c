@@ -37,6 +37,24 @@ void gf_lut_free(gf_lut *lut)
     memset(lut, 0, sizeof *lut);
 }
 
+double gf_lut_cost(const gf_stage *s, const gf_shape *in)
+{
+    (void)s;
+    return in->bits == 8 ? 0.15 : 0.7;
+}
+
+double gf_lut_cost_hist(const gf_stage *s, const gf_shape *in)
+{
+    (void)s;
+    return in->bits == 8 ? 0.6 : 1.4;
+}
+
+void gf_lut_identity(gf_lut *lut, int t)
+{
+    for (int v = 0; v < gf_hist_bins(lut->bits); v++)
+        gf_lut_set(lut, t, (unsigned)v, (unsigned)v);
+}
+
 static int check_args(const gf_lut *lut, const gf_image *in, const gf_image *out)
 {
     if (out->width != in->width || out->height != in->height || out->channels != in->channels ||
@@ -104,44 +122,67 @@ VBMI static inline __m512i lookup64(__m512i v, const __m512i *q)
     return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), lo, hi);
 }
 
-/* One 8-bit row of n samples of C channels, 64 bytes a step (the last
- * step masked). Byte j of step i is channel (64 i + j) % C: for C = 3 the
- * phase i % 3 picks the masks, for 1, 2 and 4 it is always 0. q: each
- * table in registers; mask[p][c]: the bytes of channel c at phase p. */
-VBMI static void row8_vbmi(const uint8_t *src, uint8_t *dst, size_t n, int C, int ntables,
-                           const __m512i (*q)[4], const __mmask64 (*mask)[4])
+/* 64 bytes v whose first byte is channel p of C, through the tables q;
+ * mask[p][c]: the bytes of channel c when the first is channel p. */
+VBMI static inline __m512i map64(__m512i v, int p, int C, int ntables, const __m512i (*q)[4],
+                                 const __mmask64 (*mask)[4])
 {
-    const int alpha = C == 2 || C == 4;
+    if (ntables == 1) {
+        const __m512i r = lookup64(v, q[0]);
+        return C == 2 || C == 4 ? _mm512_mask_blend_epi8(mask[p][C - 1], r, v) : r;
+    }
+    __m512i r = v; /* alpha stays */
+    for (int c = 0; c < 3; c++)
+        r = _mm512_mask_blend_epi8(mask[p][c], r, lookup64(v, q[c]));
+    return r;
+}
 
-    for (size_t o = 0, i = 0; o < n; o += 64, i++) {
+/* One 8-bit row of n samples of C channels, 64 bytes a step, the last
+ * masked. With `stream` the output is written by non-temporal stores from
+ * its first 64-byte boundary on (a masked step before it): they skip
+ * reading the output's lines into the cache first. */
+VBMI static void row8_vbmi(const uint8_t *src, uint8_t *dst, size_t n, int C, int ntables,
+                           const __m512i (*q)[4], const __mmask64 (*mask)[4], int stream)
+{
+    size_t o = 0;
+
+    if (stream) {
+        size_t head = (64 - ((uintptr_t)dst & 63)) & 63;
+        if (head > n)
+            head = n;
+        if (head) {
+            const __mmask64 m = ((__mmask64)1 << head) - 1;
+            const __m512i v = _mm512_maskz_loadu_epi8(m, src);
+            _mm512_mask_storeu_epi8(dst, m, map64(v, 0, C, ntables, q, mask));
+        }
+        for (o = head; o + 64 <= n; o += 64)
+            _mm512_stream_si512((void *)(dst + o),
+                                map64(_mm512_loadu_si512((const void *)(src + o)),
+                                      (int)(o % (size_t)C), C, ntables, q, mask));
+    }
+    for (; o < n; o += 64) {
         const __mmask64 m = n - o >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - o)) - 1;
         const __m512i v = _mm512_maskz_loadu_epi8(m, src + o);
-        const int p = C == 3 ? (int)(i % 3) : 0;
-        __m512i r;
-        if (ntables == 1) {
-            r = lookup64(v, q[0]);
-            if (alpha)
-                r = _mm512_mask_blend_epi8(mask[0][C - 1], r, v);
-        } else {
-            r = v; /* alpha stays */
-            for (int c = 0; c < 3; c++)
-                r = _mm512_mask_blend_epi8(mask[p][c], r, lookup64(v, q[c]));
-        }
-        _mm512_mask_storeu_epi8(dst + o, m, r);
+        _mm512_mask_storeu_epi8(dst + o, m, map64(v, (int)(o % (size_t)C), C, ntables, q, mask));
     }
 }
+
+/* Input and output together from which a separate output is streamed (as
+ * the threshold stage's). */
+#define STREAM_BYTES (16u << 20)
 
 VBMI static void apply8_vbmi(const gf_lut *lut, const gf_image *in, gf_image *out)
 {
     const int C = in->channels;
     const size_t n = (size_t)in->width * (size_t)C;
+    const int stream = in->data != out->data && (uint64_t)n * (uint64_t)in->height * 2 >= STREAM_BYTES;
     __m512i q[GF_LUT_MAX_TABLES][4];
-    __mmask64 mask[3][4];
+    __mmask64 mask[4][4];
 
     for (int t = 0; t < lut->ntables; t++)
         for (int k = 0; k < 4; k++)
             q[t][k] = _mm512_loadu_si512((const void *)(gf_lut8(lut, t) + 64 * k));
-    for (int p = 0; p < 3; p++)
+    for (int p = 0; p < 4; p++)
         for (int c = 0; c < 4; c++) {
             mask[p][c] = 0;
             for (int j = 0; j < 64; j++)
@@ -151,18 +192,16 @@ VBMI static void apply8_vbmi(const gf_lut *lut, const gf_image *in, gf_image *ou
 #pragma omp parallel for schedule(static) if (GF_PARALLEL(n, in->height))
     for (int y = 0; y < in->height; y++)
         row8_vbmi(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, n, C,
-                  lut->ntables, (const __m512i(*)[4])q, (const __mmask64(*)[4])mask);
+                  lut->ntables, (const __m512i(*)[4])q, (const __mmask64(*)[4])mask, stream);
+    if (stream)
+        _mm_sfence(); /* the streamed stores before anything reads them */
 }
 
-/* 1 when the CPU has AVX-512 VBMI (asked once). */
+/* 1 when the CPU has AVX-512 VBMI (the CPU model the runtime read at
+ * start-up: no state of ours, so batch workers may ask at once). */
 static int have_vbmi(void)
 {
-    static int known = -1;
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-    }
-    return known;
+    return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
 }
 #endif
 

@@ -90,6 +90,9 @@ static inline void gf_lut_set(gf_lut *lut, int t, unsigned v, unsigned value)
         gf_lut16(lut, t)[v] = (uint16_t)value;
 }
 
+/* Table t of lut as the identity: each value maps to itself. */
+void gf_lut_identity(gf_lut *lut, int t);
+
 /* in (host, any layout and stride) -> out (host, the same size and layout,
  * any stride; may be in itself): each colour sample v of channel c becomes
  * the entry v of c's table, alpha is copied. lut->bits must be in's bits
@@ -125,6 +128,29 @@ typedef int (*gf_lut_table_fn)(const gf_stage *s, const gf_image *in, int gold, 
  * theirs. */
 int gf_lut_run(const gf_stage *s, const gf_image *in, gf_image *out, int gold,
                gf_lut_table_fn table);
+
+/* The CPU paths' cost in ns per input byte on one thread (gf_stage_ops'
+ * cpu_cost_of), measured at 5120x2880: a table from the parameters
+ * (gf_lut_cost) and one from the image's histogram too
+ * (gf_lut_cost_hist), 8-bit rows 64 bytes a step, 16-bit a sample. */
+double gf_lut_cost(const gf_stage *s, const gf_shape *in);
+double gf_lut_cost_hist(const gf_stage *s, const gf_shape *in);
+
+/* A tone stage's CPU paths, NAME_gold, NAME_cpu and NAME_in_place
+ * (static, for its gf_stage_ops), by gf_lut_run with TABLE. */
+#define GF_LUT_CPU_PATHS(NAME, TABLE)                                                        \
+    static int NAME##_gold(const gf_stage *s, const gf_image *in, gf_image *out)             \
+    {                                                                                        \
+        return gf_lut_run(s, in, out, 1, TABLE);                                             \
+    }                                                                                        \
+    static int NAME##_cpu(const gf_stage *s, const gf_image *in, gf_image *out)              \
+    {                                                                                        \
+        return gf_lut_run(s, in, out, 0, TABLE);                                             \
+    }                                                                                        \
+    static int NAME##_in_place(const gf_stage *s, gf_image *img)                             \
+    {                                                                                        \
+        return gf_lut_run(s, img, img, 0, TABLE);                                            \
+    }
 
 /* The CUDA side (cuda/lut.cu). The variants of a table's application, each
  * reading the table from one kind of memory, all exact and for every

@@ -13,20 +13,7 @@ static int negate_table(const gf_stage *s, const gf_image *in, int gold, gf_lut 
     return rc;
 }
 
-static int negate_gold(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 1, negate_table);
-}
-
-static int negate_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
-{
-    return gf_lut_run(s, in, out, 0, negate_table);
-}
-
-static int negate_in_place(const gf_stage *s, gf_image *img)
-{
-    return gf_lut_run(s, img, img, 0, negate_table);
-}
+GF_LUT_CPU_PATHS(negate, negate_table)
 
 static void negate_label(const gf_stage *s, char *buf, size_t n)
 {
@@ -60,7 +47,8 @@ static const gf_variant negate_variants[] = {
 };
 
 const gf_stage_ops gf_stage_negate = {
-    .cpu_cost = 0.15,
+    .cpu_cost = 0.15, /* 8 bits; 16: cpu_cost_of */
+    .cpu_cost_of = gf_lut_cost,
     .name = "negate",
     .group = "tone",
     .opts = negate_opts,

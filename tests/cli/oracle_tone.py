@@ -38,7 +38,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 
 import cv2
 import numpy as np
@@ -46,7 +45,7 @@ from PIL import Image, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from layouts import box_mean, check_image, oracle_start, read_pnm, run_all, write_pam  # noqa: E402
-from oracle_resize import pillow_resize  # noqa: E402
+from oracle_resize import Failures, pillow_resize  # noqa: E402
 
 LAYOUTS = [(c, b) for b in (8, 16) for c in (1, 2, 3, 4)]
 LAYOUT_NAMES = {1: "gray", 2: "gray+alpha", 3: "RGB", 4: "RGBA"}
@@ -241,19 +240,6 @@ def images(rng, tmp, n_random):
 
 
 # ---- running ----
-
-class Failures:
-    def __init__(self):
-        self.lock, self.msgs, self.checks = threading.Lock(), [], 0
-
-    def fail(self, msg):
-        with self.lock:
-            self.msgs.append(msg)
-
-    def count(self):
-        with self.lock:
-            self.checks += 1
-
 
 def check_run(F, gpufilt, backend, label, path, args, want, bits, out):
     r = subprocess.run([gpufilt, path, "-o", out] + args + ["--backend", backend, "-q"],
