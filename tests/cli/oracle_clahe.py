@@ -25,16 +25,15 @@ layout and options and the first differing sample, and exits 1. BACKEND
 (cpu by default) goes to --backend; the runs go on every core. Run it with
 Debian's python3 (numpy, OpenCV, Pillow)."""
 import os
-import shutil
 import sys
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layouts import box_mean, oracle_start, write_pam  # noqa: E402
+from layouts import box_mean, write_pam  # noqa: E402
 from oracle_resize import pillow_resize  # noqa: E402
-from oracle_tone import (Failures, equalize_ref, images, label_of, per_channel,  # noqa: E402
+from oracle_tone import (equalize_ref, label_of, oracle_main, per_channel,  # noqa: E402
                          random_image, run_cases)
 
 PARTS = ("layouts", "sizes", "chains")
@@ -112,30 +111,7 @@ def part_chains(ctx, imgs, rng):
 
 
 def main():
-    gpufilt, seed, backend, _, tmp = oracle_start("oracle_clahe.py")
-    parts = sys.argv[4:] or list(PARTS)
-    for p in parts:
-        if p not in PARTS:
-            sys.exit("oracle_clahe.py: unknown part %r (%s)" % (p, ", ".join(PARTS)))
-    F = Failures()
-    try:
-        imgs = images(np.random.default_rng([seed, 99]), tmp, 12)
-        for p in PARTS:  # a fixed order: the same seed draws the same images
-            if p in parts:
-                globals()["part_" + p]((gpufilt, backend, tmp, F), imgs,
-                                       np.random.default_rng([seed, PARTS.index(p)]))
-    except AssertionError as e:  # an oracle that disagrees with its library
-        F.fail("oracle: %s" % e)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if F.msgs:
-        for m in F.msgs[:25]:
-            print("oracle_clahe.py: FAILED: %s" % m)
-        print("oracle_clahe.py: %d of %d checks failed (seed %d); replay with: "
-              "oracle_clahe.py GPUFILT %d %s %s" % (len(F.msgs), F.checks, seed, seed, backend,
-                                                    " ".join(parts)))
-        sys.exit(1)
-    print("oracle_clahe.py: %d checks passed (%s)" % (F.checks, ", ".join(parts)))
+    oracle_main("oracle_clahe.py", PARTS, globals(), 12)
 
 
 if __name__ == "__main__":
