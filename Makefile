@@ -77,6 +77,10 @@ $(B)/src/stages/%.o: GF_CFLAGS += -O3
 # multiply-adds (the x86-64-v4 clones could contract them).
 $(B)/src/stages/resize.o: GF_CFLAGS += -ffp-contract=off -Wno-psabi
 
+# CLAHE interpolates in single precision exactly as OpenCV's x86-64 build
+# does: no fused multiply-adds (the x86-64-v4 and AVX2 clones could contract them).
+$(B)/src/stages/clahe.o: GF_CFLAGS += -ffp-contract=off
+
 # The tone stages' tables by their rules' IEEE operations, never fused (the
 # device makes the same tables with __fmul_rn and the like: tone.h).
 $(B)/src/stages/equalize.o $(B)/src/stages/autocontrast.o $(B)/src/stages/level.o \

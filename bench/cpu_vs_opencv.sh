@@ -147,6 +147,7 @@ opencv = {
                                                      1.0) ** (1 / 1.5) + 0.5)),
     "gamma 2.2": lut(lambda v: int(255 * (v / 255) ** (1 / 2.2) + 0.5)),
     "negate": lut(lambda v: 255 - v),
+    "clahe 2,8x8": per_channel(cv2.createCLAHE(2.0, (8, 8)).apply),
 }
 print("%s, %s; OpenCV %s with %d threads; medians of %d, ms"
       % (size, bench["device"], cv2.__version__, cv2.getNumThreads(), reps))

@@ -24,6 +24,7 @@
     X(crop)          \
     X(resize)        \
     X(equalize)      \
+    X(clahe)         \
     X(autocontrast)  \
     X(level)         \
     X(gamma)         \

@@ -338,31 +338,38 @@ def part_chains(ctx, imgs, rng):
     run_cases(ctx, cases)
 
 
-def main():
-    gpufilt, seed, backend, _, tmp = oracle_start("oracle_tone.py")
-    parts = sys.argv[4:] or list(PARTS)
+def oracle_main(name, parts_known, part_fns, n_random):
+    """The command line of an oracle made of parts over images() (n_random
+    random sizes each layout): GPUFILT [SEED [BACKEND [PART...]]], each part
+    part_fns["part_" + PART]((gpufilt, backend, tmp, F), images, rng) in the
+    order of parts_known, the failures (25 shown) and the replay command."""
+    gpufilt, seed, backend, _, tmp = oracle_start(name)
+    parts = sys.argv[4:] or list(parts_known)
     for p in parts:
-        if p not in PARTS:
-            sys.exit("oracle_tone.py: unknown part %r (%s)" % (p, ", ".join(PARTS)))
+        if p not in parts_known:
+            sys.exit("%s: unknown part %r (%s)" % (name, p, ", ".join(parts_known)))
     F = Failures()
     try:
-        imgs = images(np.random.default_rng([seed, 99]), tmp, len(SIZES))
-        for p in PARTS:  # a fixed order: the same seed draws the same images
+        imgs = images(np.random.default_rng([seed, 99]), tmp, n_random)
+        for p in parts_known:  # a fixed order: the same seed draws the same images
             if p in parts:
-                globals()["part_" + p]((gpufilt, backend, tmp, F), imgs,
-                                       np.random.default_rng([seed, PARTS.index(p)]))
+                part_fns["part_" + p]((gpufilt, backend, tmp, F), imgs,
+                                      np.random.default_rng([seed, parts_known.index(p)]))
     except AssertionError as e:  # an oracle that disagrees with its library
         F.fail("oracle: %s" % e)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if F.msgs:
         for m in F.msgs[:25]:
-            print("oracle_tone.py: FAILED: %s" % m)
-        print("oracle_tone.py: %d of %d checks failed (seed %d); replay with: "
-              "oracle_tone.py GPUFILT %d %s %s" % (len(F.msgs), F.checks, seed, seed, backend,
-                                                   " ".join(parts)))
+            print("%s: FAILED: %s" % (name, m))
+        print("%s: %d of %d checks failed (seed %d); replay with: %s GPUFILT %d %s %s" % (
+            name, len(F.msgs), F.checks, seed, name, seed, backend, " ".join(parts)))
         sys.exit(1)
-    print("oracle_tone.py: %d checks passed (%s)" % (F.checks, ", ".join(parts)))
+    print("%s: %d checks passed (%s)" % (name, F.checks, ", ".join(parts)))
+
+
+def main():
+    oracle_main("oracle_tone.py", PARTS, globals(), len(SIZES))
 
 
 if __name__ == "__main__":
