@@ -1054,6 +1054,7 @@ int gf_bench_main(int argc, char **argv)
     }
     gf_gpu_close(b->gpu);
 done:
+    gf_table_free(&b->t.t);
     free(b);
     return status;
 }

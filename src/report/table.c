@@ -1,6 +1,7 @@
 /* table.c - row tables as text and JSON (table.h). */
 #include "table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -9,7 +10,21 @@ gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double 
                      double bytes)
 {
     static _Thread_local gf_row scratch;
-    gf_row *r = t->n < GF_TABLE_ROWS ? &t->rows[t->n++] : &scratch;
+    gf_row *r = &scratch;
+
+    if (t->n < GF_TABLE_ROWS) {
+        r = &t->rows[t->n++];
+    } else {
+        const int k = t->n - GF_TABLE_ROWS;
+        if (k >= t->more_cap) {
+            const int cap = t->more_cap ? 2 * t->more_cap : GF_TABLE_ROWS;
+            gf_row *m = realloc(t->more, (size_t)cap * sizeof *m);
+            if (m)
+                t->more = m, t->more_cap = cap;
+        }
+        if (k < t->more_cap)
+            r = &t->more[k], t->n++;
+    }
 
     memset(r, 0, sizeof *r);
     snprintf(r->step, sizeof r->step, "%s", step);
@@ -18,6 +33,19 @@ gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double 
     r->bytes = bytes;
     r->check = -1;
     return r;
+}
+
+const gf_row *gf_table_row(const gf_table *t, int i)
+{
+    return i < GF_TABLE_ROWS ? &t->rows[i] : &t->more[i - GF_TABLE_ROWS];
+}
+
+void gf_table_free(gf_table *t)
+{
+    free(t->more);
+    t->more = NULL;
+    t->more_cap = 0;
+    t->n = 0;
 }
 
 void gf_table_check(gf_table *t, gf_row *r, int check)
@@ -106,11 +134,12 @@ void gf_table_text(const gf_table *t, const gf_col *cols, int ncols, const char 
     fputc('\n', f);
     for (int i = 0; i < t->n; i++) {
         int last = ncols; /* trailing blank cells are not padded */
-        while (last > 0 && (cell(t, &t->rows[i], &cols[last - 1], buf, sizeof buf), !buf[0]))
+        const gf_row *r = gf_table_row(t, i);
+        while (last > 0 && (cell(t, r, &cols[last - 1], buf, sizeof buf), !buf[0]))
             last--;
         fputs(indent, f);
         for (int c = 0; c < last; c++) {
-            cell(t, &t->rows[i], &cols[c], buf, sizeof buf);
+            cell(t, r, &cols[c], buf, sizeof buf);
             put(f, c, last, &cols[c], buf);
         }
         fputc('\n', f);
@@ -122,7 +151,7 @@ json_t *gf_table_json(const gf_table *t, const gf_col *cols, int ncols)
     json_t *a = json_array();
 
     for (int i = 0; a && i < t->n; i++) {
-        const gf_row *r = &t->rows[i];
+        const gf_row *r = gf_table_row(t, i);
         json_t *o = json_object();
         for (int c = 0; o && c < ncols; c++) {
             json_t *v = NULL;

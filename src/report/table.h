@@ -28,7 +28,9 @@ typedef struct gf_row {
 
 typedef struct gf_table {
     gf_row rows[GF_TABLE_ROWS];
-    int n;
+    int n;            /* rows, those past GF_TABLE_ROWS in `more` */
+    gf_row *more;     /* rows GF_TABLE_ROWS.. (malloc'd, grown by gf_table_add) */
+    int more_cap;
     double copy_gbps; /* the measured copy rate, for "x floor"; 0: none */
     int failed;       /* some row's check is 0 */
 } gf_table;
@@ -55,12 +57,20 @@ typedef struct gf_col {
     int gap;                   /* extra spaces before the column in text */
 } gf_col;
 
-/* Appends a row and returns it (a scratch row past GF_TABLE_ROWS). */
+/* Appends a row and returns it: past GF_TABLE_ROWS in t->more, grown on
+ * the heap (gf_table_free gives it back); a scratch row, not shown, only
+ * when memory runs out. */
 gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double ms,
                      double bytes);
 
 /* Marks a row's check (0 failed marks the table failed). */
 void gf_table_check(gf_table *t, gf_row *r, int check);
+
+/* Row i (0 .. t->n - 1). */
+const gf_row *gf_table_row(const gf_table *t, int i);
+
+/* Frees the rows past GF_TABLE_ROWS and empties t (its copy rate kept). */
+void gf_table_free(gf_table *t);
 
 /* Marks a row as an inexact variant's, which differs from the gold by at
  * most max_diff in ndiff of nsamples samples: neither a pass nor a failure.

@@ -96,6 +96,48 @@ static void test_json(void **state)
     free(s);
 }
 
+/* A bench of every group and layout passes GF_TABLE_ROWS rows: every row is
+ * kept, shown and checked (the rows past it once went to a scratch row and
+ * were lost without a word). */
+static void test_many_rows(void **state)
+{
+    gf_bench_table *t = malloc(sizeof *t);
+    json_error_t err;
+    const int n = 3 * GF_TABLE_ROWS + 17;
+    char name[48];
+    (void)state;
+    assert_non_null(t);
+    fill(t);
+    for (int i = 4; i < n; i++) {
+        snprintf(name, sizeof name, "row %d", i);
+        gf_table_check(&t->t, gf_table_add(&t->t, name, "v", 1.0, 1e6), i != n - 1);
+    }
+    assert_int_equal(t->t.n, n);
+    assert_true(t->t.failed); /* the last row, past the inline rows, failed */
+    char *s = render(t, 0);
+    snprintf(name, sizeof name, "row %d ", n - 1);
+    assert_non_null(strstr(s, name));
+    assert_non_null(strstr(s, "row 300 "));
+    free(s);
+    s = render(t, 1);
+    json_t *j = json_loads(s, 0, &err);
+    if (!j)
+        fail_msg("%s", err.text);
+    json_t *rows = json_object_get(j, "rows");
+    assert_int_equal(json_array_size(rows), n);
+    snprintf(name, sizeof name, "row %d", n - 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, n - 1), "experiment")),
+                        name);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, n - 1), "check")),
+                        "FAIL");
+    json_decref(j);
+    free(s);
+    gf_table_free(&t->t);
+    assert_int_equal(t->t.n, 0);
+    assert_null(t->t.more);
+    free(t);
+}
+
 static void test_timing_report(void **state)
 {
     gf_report *r = calloc(1, sizeof *r);
@@ -164,6 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_many_rows),
         cmocka_unit_test(test_timing_report),
         cmocka_unit_test(test_inexact),
     };
