@@ -1197,6 +1197,24 @@ static int texture_passes(job *j, const gf_dimage *in, gf_dimage *out, cudaStrea
 
 enum { V_GLOBAL, V_SHARED, V_TEXTURE };
 
+/* 1 when every texture of the texture passes over j (the input, and the
+ * row pass's result, up to CT float texels a column) lies within the
+ * device's pitched-texture limits; 0 past them, where the global kernels
+ * run instead (as the stencil framework's texture variant does). */
+static int tex_fits(const job *j)
+{
+    int dev, maxw = 0, maxh = 0, maxp = 0;
+    const int w = j->iw > j->ow ? j->iw : j->ow;
+
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxTexture2DLinearWidth, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&maxh, cudaDevAttrMaxTexture2DLinearHeight, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&maxp, cudaDevAttrMaxTexture2DLinearPitch, dev) != cudaSuccess)
+        return 0;
+    return w <= maxw && j->ih <= maxh && j->oh <= maxh &&
+           (size_t)w * (size_t)TEX_CT(j->C) * 4 + 512 <= (size_t)maxp;
+}
+
 /* Variant v's passes over C channels. */
 template <int C>
 static int passes_of(int v, job *j, const gf_dimage *in, gf_dimage *out, cudaStream_t st)
@@ -1205,7 +1223,8 @@ static int passes_of(int v, job *j, const gf_dimage *in, gf_dimage *out, cudaStr
 }
 
 /* Variant v on in into out: the global kernels for the global variant, for
- * nearest (a gather, exact already) and for the shared variant at 16 bits. */
+ * nearest (a gather, exact already), for the shared variant at 16 bits and
+ * for the texture variant past the texture limits. */
 static int launch(int v, const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
@@ -1214,7 +1233,8 @@ static int launch(int v, const gf_stage *s, const gf_dimage *in, gf_dimage *out,
 
     if (rc)
         return rc < 0 ? rc : 0;
-    if (v == V_GLOBAL || j.f == GF_FILTER_NEAREST || (v == V_SHARED && !j.w8))
+    if (v == V_GLOBAL || j.f == GF_FILTER_NEAREST || (v == V_SHARED && !j.w8) ||
+        (v == V_TEXTURE && !tex_fits(&j)))
         rc = run_global(&j, in, out, st);
     else
         switch (j.C) {

@@ -148,8 +148,9 @@ int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out);
  * `texture` (inexact: gf_stage_ops.inexact): hardware bilinear filtering, two
  * taps of one sign a fetch between them; its 8-bit fractions differ from the
  * gold by a level or two at 8 bits (more where the alpha divides the colours
- * back) and by up to a few hundred at 16 bits. Errors: GF_EINTERNAL, also
- * for an image past the device's pitched textures (131072 wide on sm_90). */
+ * back) and by up to a few hundred at 16 bits; past the device's pitched
+ * textures (131072 texels wide on sm_90) it runs `global`. Errors:
+ * GF_EINTERNAL. */
 int gf_resize_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_resize_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_resize_texture_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
