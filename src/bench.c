@@ -66,8 +66,8 @@ void gf_bench_print_text(const gf_bench_table *b, FILE *f)
 {
     gf_table_text(&b->t, bench_cols, NCOLS, "", f);
     if (b->t.copy_gbps > 0)
-        fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
-                   "floor = bytes moved at %.0f GB/s (copy)\n",
+        fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up "
+                   "(fewer where a row says); floor = bytes moved at %.0f GB/s (copy)\n",
                 b->device, b->driver, b->runtime, b->reps, b->t.copy_gbps);
     else
         fprintf(f, "device: %s; median of %d runs after a warm-up\n", b->device, b->reps);
@@ -88,6 +88,15 @@ static gf_row *add(bench *b, const char *experiment, const char *variant, double
 {
     gf_row *r = gf_table_add(&b->t.t, experiment, variant, ms, bytes);
     gf_table_check(&b->t.t, r, check);
+    return r;
+}
+
+/* Marks r as timed `runs` times where a slow step ran fewer than --reps
+ * (gf_gpu_time's limits). */
+static gf_row *runs_of(bench *b, gf_row *r, int runs)
+{
+    if (runs > 0 && runs < b->t.reps)
+        r->runs = runs;
     return r;
 }
 
@@ -173,8 +182,9 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     if (!cpu.match)
         fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
     for (int v = 0; b->gpu && s->ops->variants[v].name; v++) {
-        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes,
-                        res[v].inexact ? -1 : res[v].match);
+        gf_row *r = runs_of(b, add(b, exp, s->ops->variants[v].name, res[v].ms, bytes,
+                                   res[v].inexact ? -1 : res[v].match),
+                            res[v].runs);
         r->speedup = res[0].ms / res[v].ms;
         if (res[v].inexact)
             gf_table_inexact(r, res[v].max_diff, res[v].ndiff, res[v].nsamples);
@@ -215,10 +225,13 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
         for (x = 0; ok && x < got.width; x++)
             for (c = 0; ok && c < got.channels; c++)
                 ok = abs((int)gf_sample(&got, x, y, c) - (int)gf_sample(want, x, y, c)) <= tol;
-    add(b, exp, name, ms,
-        (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
-            (double)want->width * want->height * (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
-        tol < 0 ? -1 : ok);
+    runs_of(b,
+            add(b, exp, name, ms,
+                (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
+                    (double)want->width * want->height *
+                        (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
+                tol < 0 ? -1 : ok),
+            gf_gpu_time_runs(b->gpu));
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&out);

@@ -80,6 +80,7 @@ static void check_output(const gf_stage *s, const char *variant, int inexact,
 
     gf_stage_label(s, label, sizeof label);
     r->why[0] = 0;
+    r->runs = 0;
     r->inexact = 0;
     r->max_diff = 0;
     r->ndiff = r->nsamples = 0;
@@ -213,6 +214,7 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
             break;
         check_output(s, s->ops->variants[v].name, gf_stage_variant_inexact(s->ops, v), &got,
                      ref, &res[v]);
+        res[v].runs = gf_gpu_time_runs(gpu);
         if (gf_stage_is_report(s))
             free(got.vals); /* an image is a view of the pinned buffer */
     }

@@ -71,6 +71,8 @@ typedef struct gf_variant_result {
     int inexact;
     unsigned max_diff;      /* the largest absolute difference of a sample (or value) */
     double ndiff, nsamples; /* samples (values) that differ, of all */
+    int runs;               /* the timed runs of ms (gf_gpu_time_runs: fewer for a slow
+                               variant); 0 on the CPU */
 } gf_variant_result;
 
 /* What one run of a stage produced on the host: an image (image stages) or

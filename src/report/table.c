@@ -108,6 +108,11 @@ static void cell(const gf_table *t, const gf_row *r, const gf_col *c, char *buf,
                      r->nsamples);
         else
             snprintf(buf, n, "%s", c->words[r->check + 1]);
+        if (r->runs > 0) {
+            const size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%s%d run%s", buf[0] ? ", " : "", r->runs,
+                     r->runs == 1 ? "" : "s");
+        }
         break;
     }
 }
@@ -176,6 +181,8 @@ json_t *gf_table_json(const gf_table *t, const gf_col *cols, int ncols)
                 break;
             case GF_COL_SPEEDUP: v = r->speedup > 0 ? gf_json_real(r->speedup, 4) : NULL; break;
             case GF_COL_CHECK:
+                if (r->runs > 0)
+                    json_object_set_new(o, "runs", json_integer(r->runs));
                 if (r->inexact) {
                     json_object_set_new(o, "max_diff", json_integer(r->max_diff));
                     json_object_set_new(o, "differing", json_real(r->ndiff));

@@ -24,6 +24,10 @@ typedef struct gf_row {
     int inexact;
     unsigned max_diff;        /* the largest absolute difference of a sample */
     double ndiff, nsamples;   /* samples that differ, of all */
+    /* The runs the time is the median of where a slow step was timed fewer
+     * times than the table's others (gf_gpu_time); 0: as many as them. The
+     * check column says so. */
+    int runs;
 } gf_row;
 
 typedef struct gf_table {

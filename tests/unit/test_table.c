@@ -114,7 +114,14 @@ static void test_many_rows(void **state)
     }
     assert_int_equal(t->t.n, n);
     assert_true(t->t.failed); /* the last row, past the inline rows, failed */
+    ((gf_row *)gf_table_row(&t->t, 5))->runs = 1;   /* a slow kernel, timed once */
+    ((gf_row *)gf_table_row(&t->t, 300))->runs = 6; /* past the inline rows */
     char *s = render(t, 0);
+    assert_non_null(strstr(s, "row 5                        v                1.0000         1.0 GB/s"
+                              "     2.00           PASS, 1 run\n"));
+    assert_non_null(strstr(s, "PASS, 6 runs\n"));
+    assert_null(strstr(s, "row 4                        v                1.0000         1.0 GB/s"
+                           "     2.00           PASS,"));
     snprintf(name, sizeof name, "row %d ", n - 1);
     assert_non_null(strstr(s, name));
     assert_non_null(strstr(s, "row 300 "));
@@ -130,6 +137,9 @@ static void test_many_rows(void **state)
                         name);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, n - 1), "check")),
                         "FAIL");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 5), "runs")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 300), "runs")), 6);
+    assert_null(json_object_get(json_array_get(rows, 4), "runs"));
     json_decref(j);
     free(s);
     gf_table_free(&t->t);
