@@ -94,6 +94,11 @@ int gf_gauss_cpu(const gf_image *in, gf_image *out, double sigma, int ksize, gf_
  * stencil driver: a job's ctx is the K weights (int32_t). */
 gf_stencil_cpu gf_gauss_rules(int bits);
 
+/* 1 (the default): 8-bit images take the AVX-512 path (the column pass
+ * first, gaussian.c) where the CPU has AVX512BW; 0: the portable path
+ * everywhere. Read when the rules are chosen; tests set it to run both. */
+extern int gf_gauss_simd;
+
 /* Unsharp mask of in -> out (host, same shape, not the same memory): with g
  * the Gaussian above of SIGMA (K by gf_gauss_ksize) and d = x - g for each
  * sample x, out = clamp(x + floor((d a + 128) / 256), 0, max) where |d| >
