@@ -572,13 +572,22 @@ AVX512 static void col_8_avx512(const gf_stencil_job *j, const void *const *win,
 
 int gf_gauss_simd = 1;
 
+int gf_gauss_avx512(void)
+{
+#if GAUSS_AVX512
+    return gf_gauss_simd && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
 gf_stencil_cpu gf_gauss_rules(int bits)
 {
     const gf_stencil_cpu r = {bits == 16 ? row_16 : row_8, 4, bits == 16 ? col_16 : col_8, 0};
 #if GAUSS_AVX512
-    if (bits == 8 && gf_gauss_simd && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma")) {
+    if (bits == 8 && gf_gauss_avx512()) {
         const gf_stencil_cpu v = {NULL, 0, col_8_avx512, 0};
         return v;
     }

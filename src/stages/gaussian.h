@@ -95,9 +95,13 @@ int gf_gauss_cpu(const gf_image *in, gf_image *out, double sigma, int ksize, gf_
 gf_stencil_cpu gf_gauss_rules(int bits);
 
 /* 1 (the default): 8-bit images take the AVX-512 path (the column pass
- * first, gaussian.c) where the CPU has AVX512BW; 0: the portable path
+ * first, gaussian.c) where the CPU has it; 0: the portable path
  * everywhere. Read when the rules are chosen; tests set it to run both. */
 extern int gf_gauss_simd;
+
+/* 1 when 8-bit images take the AVX-512 path: gf_gauss_simd is 1 and the
+ * CPU has AVX-512 F, BW, DQ and VL (x86-64-v4); else 0. */
+int gf_gauss_avx512(void);
 
 /* Unsharp mask of in -> out (host, same shape, not the same memory): with g
  * the Gaussian above of SIGMA (K by gf_gauss_ksize) and d = x - g for each
