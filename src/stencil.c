@@ -189,7 +189,8 @@ static void pad_row(const driver *d, const band *bd, int wy, unsigned char *dst)
  * before, where the copy into the ring would wait for them. Inlined: GCC
  * finds a function of prefetches alone free of effects and drops its
  * calls. */
-static inline __attribute__((always_inline)) void prefetch_row(const driver *d, const band *bd, int wy)
+static inline __attribute__((always_inline)) void prefetch_row(const driver *d, const band *bd,
+                                                               int wy)
 {
     const int src = gf_border_index(wy, d->j->height, d->b.mode);
     const unsigned char *row;

@@ -267,11 +267,13 @@ GF_CLONES static void col_pair(const uint32_t *restrict a, const uint32_t *restr
     }
 COL_RULE(col_16, uint16_t)
 
-/* ---- 8-bit on AVX-512 (x86-64 with AVX512BW): the column pass first ----
+/* ---- 8-bit on AVX-512 (F, BW, DQ, VL): the column pass first ----
  * The two passes are exact integer sums, so their order does not change v:
  * this path takes the column pass first, straight from the driver's ring of
- * padded input rows (no row rule), and the row pass second, a block of the
- * row at a time from a buffer that stays in the first-level cache.
+ * padded input rows (no row rule: 1 byte a sample, where a ring of row sums
+ * would take 4 and the second-level cache), then the row pass, a block of
+ * CBLOCK outputs at a time from a buffer that stays in the first-level
+ * cache.
  *   column pass: c = sum_i w_i x_i (below 2^22) at every padded position,
  *     in 16-bit lanes: the symmetric rows paired (x_i + x_{K-1-i} <= 510),
  *     the pairs (and the centre row) taken two at a time, interleaved and
@@ -285,19 +287,24 @@ COL_RULE(col_16, uint16_t)
  *     then r fused multiply-adds), each of a value below 256, each err by
  *     at most half an ulp, 2^-17, so |y - v / 2^28| <= (r + 1) 2^-17. y
  *     rounded to the nearest integer is then the gold's (v + 2^27) >> 28
- *     unless y lies within that bound of a half; those lanes (a few in
- *     10,000 on random images, every lane on an image made against the
+ *     unless y lies within that bound of a half; the lanes within (r + 2)
+ *     2^-17 of one ((r + 2) 2^-16 of a random image's: one in 13,000 at K
+ *     7; every K-th on the images test_gaussian.c makes against the
  *     weights) are recomputed exactly, v in 64-bit integers from the c
  *     buffer. The cuda `register` variant (cuda/gaussian.cuh) rounds the
- *     same way. */
+ *     same way.
+ * The row pass's unaligned loads of 64 bytes cross a cache line and take
+ * two of the load ports' turns, so for windows up to 17 (SIGMA 2.6 by the
+ * default rule) on gray and RGB a function a window cuts half the taps out
+ * of aligned loads by shuffles (valignd, another port) instead. */
 #if GAUSS_AVX512
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 #define CBLOCK 1024 /* outputs a block; its c buffer (with the largest halo) takes 6 KB */
 #define HALF_ULP_256 (1.0f / 131072.0f) /* 2^-17: half an ulp of a float in [128, 256) */
+#define AVX512_INLINE AVX512 static inline __attribute__((always_inline))
 
 /* 32 samples at p as 16-bit lanes: all of them, or (full == 0) the lanes
  * of mk, the others 0. */
-#define AVX512_INLINE AVX512 static inline __attribute__((always_inline))
 AVX512_INLINE __m512i load32(const unsigned char *p, __mmask32 mk, int full)
 {
     return _mm512_cvtepu8_epi16(full ? _mm256_loadu_si256((const __m256i *)(const void *)p)
@@ -379,8 +386,8 @@ static unsigned exact_row(const float *c, int r, int C, const int32_t *wt)
  * (vreduceps: y less y rounded to the nearest integer). */
 AVX512_INLINE __mmask16 near_half(__m512 y, __m512 lim, __mmask16 mk)
 {
-    return _mm512_mask_cmp_ps_mask(mk, _mm512_abs_ps(_mm512_reduce_ps(y, _MM_FROUND_TO_NEAREST_INT)),
-                                   lim, _CMP_GT_OQ);
+    const __m512 d = _mm512_reduce_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_mask_cmp_ps_mask(mk, _mm512_abs_ps(d), lim, _CMP_GT_OQ);
 }
 
 /* y rounded to the nearest integer, the lanes of near recomputed exactly
@@ -439,12 +446,15 @@ AVX512_INLINE void store64_avx512(__m512 y0, __m512 y1, __m512 y2, __m512 y3, co
 }
 
 /* The row pass of 64 outputs at a time for a window of 2R + 1 taps CC
- * samples apart, both constants: the window's 16-sample vectors at each
- * tap are cut from aligned loads A[] by valignd (shuffles, whose port the
- * loads do not use) for the taps right of the centre, loaded unaligned
- * for those left of it (a load that crosses a cache line takes two). Windows
- * up to 17 (R 8), SIGMA 2.6 by the default rule. Returns the outputs done
- * (m rounded down to 64). */
+ * samples apart, both constants: the window's 16-sample vectors at the
+ * taps right of the centre are cut from aligned loads A[] by valignd (a
+ * shuffle, on a port the loads leave free), the others loaded unaligned (a
+ * load that crosses a cache line takes two turns); half and half was the
+ * fastest mix on an EPYC (Zen 4). Windows up to 17 (R 8; SIGMA 2.6 by the
+ * default rule) on gray and RGB. Returns the outputs done (m rounded down
+ * to 64). SHV(k, o): the 16 samples at p + 16 k + o. A[] holds the
+ * vectors at p, p + 16, ..: the last one the taps reach is A[4 + 2 R CC /
+ * 16] (the column pass wrote c that far). */
 #define FIXED_MAX_R 8
 #define SHV(k, o)                                                                              \
     ((o) % 16 == 0 ? A[(k) + (o) / 16]                                                         \
@@ -468,17 +478,18 @@ AVX512_INLINE void store64_avx512(__m512 y0, __m512 y1, __m512 y2, __m512 y3, co
     AVX512 static size_t rows_##CC##_##R(const float *c, size_t m, const float *ws,            \
                                          const int32_t *wt, __m512 lim, unsigned char *o)      \
     {                                                                                          \
-        enum { NA = 4 + 2 * (R) * (CC) / 16 + 2 };                                             \
+        enum { NA = 5 + 2 * (R) * (CC) / 16 };                                                 \
         size_t t = 0;                                                                          \
         for (; t + 64 <= m; t += 64) {                                                         \
             const float *p = c + t;                                                            \
             __m512 A[NA], y0, y1, y2, y3;                                                      \
             for (int i = 0; i < NA; i++)                                                       \
                 A[i] = _mm512_load_ps(p + 16 * i);                                             \
-            y0 = _mm512_mul_ps(_mm512_set1_ps(ws[R]), _mm512_loadu_ps(p + 16 * 0 + (R) * (CC)));                     \
-            y1 = _mm512_mul_ps(_mm512_set1_ps(ws[R]), _mm512_loadu_ps(p + 16 * 1 + (R) * (CC)));                     \
-            y2 = _mm512_mul_ps(_mm512_set1_ps(ws[R]), _mm512_loadu_ps(p + 16 * 2 + (R) * (CC)));                     \
-            y3 = _mm512_mul_ps(_mm512_set1_ps(ws[R]), _mm512_loadu_ps(p + 16 * 3 + (R) * (CC)));                     \
+            const __m512 wc = _mm512_set1_ps(ws[R]);                                           \
+            y0 = _mm512_mul_ps(wc, _mm512_loadu_ps(p + (R) * (CC)));                           \
+            y1 = _mm512_mul_ps(wc, _mm512_loadu_ps(p + 16 + (R) * (CC)));                      \
+            y2 = _mm512_mul_ps(wc, _mm512_loadu_ps(p + 32 + (R) * (CC)));                      \
+            y3 = _mm512_mul_ps(wc, _mm512_loadu_ps(p + 48 + (R) * (CC)));                      \
             TAP(R, CC, 0) TAP(R, CC, 1) TAP(R, CC, 2) TAP(R, CC, 3)                            \
             TAP(R, CC, 4) TAP(R, CC, 5) TAP(R, CC, 6) TAP(R, CC, 7)                            \
             store64_avx512(y0, y1, y2, y3, p, R, CC, wt, lim, o + t);                          \
@@ -657,12 +668,21 @@ static int parse_gaussian(gf_stage *s, const char *arg)
     return 0;
 }
 
-/* Its cost grows with K: the CPU path's measured ns a byte at K = 5, and a
- * row and a column tap a sample beyond it. */
+double gf_gauss_cpu_cost(int ksize, int bits)
+{
+    /* the AVX-512 path, one thread at 5120x2880: 0.47 ns a byte at K 7,
+     * 0.82 at 17, the last of its row passes with fixed taps, 1.73 at 31,
+     * 3.20 at 61; the others as measured before it, 0.6 and 0.05 a unit of
+     * K */
+    if (bits == 8 && gf_gauss_avx512())
+        return ksize <= 17 ? 0.22 + 0.035 * ksize : 0.15 + 0.05 * ksize;
+    return 0.6 + 0.05 * ksize;
+}
+
 static double gauss_cost(const gf_stage *s, const gf_shape *in)
 {
     const gf_gauss_params *p = GF_CPARAMS(s, gf_gauss_params);
-    return 0.6 + 0.05 * gf_gauss_ksize(p->sigma, p->k, in->bits);
+    return gf_gauss_cpu_cost(gf_gauss_ksize(p->sigma, p->k, in->bits), in->bits);
 }
 
 /* Test configurations: the default K at two sigmas and K = 3 and 5, each

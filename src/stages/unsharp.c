@@ -88,7 +88,8 @@ AVX512BW static void sharpen_8_avx512(const uint8_t *x, const uint8_t *g, uint8_
     for (size_t i = 0; i < n; i += 32) {
         const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (n - i)) - 1;
         const __m512i X = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, x + i));
-        const __m512i D = _mm512_sub_epi16(X, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, g + i)));
+        const __m512i G = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, g + i));
+        const __m512i D = _mm512_sub_epi16(X, G);
         __m512i V = _mm512_add_epi16(_mm512_mullo_epi16(D, ahi), _mm512_mulhrs_epi16(D, alo));
         V = _mm512_max_epi16(_mm512_add_epi16(X, V), _mm512_setzero_si512());
         V = _mm512_mask_mov_epi16(X, _mm512_cmpgt_epi16_mask(_mm512_abs_epi16(D), t), V);
@@ -178,10 +179,12 @@ static int parse_unsharp(gf_stage *s, const char *arg)
     return 0;
 }
 
+/* The Gaussian's and the sharpening's: 0.2 ns a byte more (0.67 at K 7,
+ * 8-bit on AVX-512, one thread). */
 static double unsharp_cost(const gf_stage *s, const gf_shape *in)
 {
     const gf_unsharp_params *p = GF_CPARAMS(s, gf_unsharp_params);
-    return 0.8 + 0.05 * gf_gauss_ksize(p->g.sigma, 0, in->bits);
+    return gf_gauss_cpu_cost(gf_gauss_ksize(p->g.sigma, 0, in->bits), in->bits) + 0.2;
 }
 
 /* Test configurations: amounts and thresholds at small sigmas, each border

@@ -727,8 +727,9 @@ static void test_gauss_halves(void **state)
             const double sigma = 0.5 + (test_rand() % 400) / 100.0;
             const int64_t half = (int64_t)1 << 27, near = (int64_t)(r + 2) * 2048;
             int32_t wt[MAXK];
-            unsigned *a = malloc(sizeof *a * (size_t)w * ch), *b = malloc(sizeof *b * (size_t)w * ch);
-            made *p1 = malloc(sizeof *p1 * (size_t)w * ch), *p2 = malloc(sizeof *p2 * (size_t)w * ch);
+            const size_t ns = (size_t)w * (size_t)ch;
+            unsigned *a = malloc(sizeof *a * ns), *b = malloc(sizeof *b * ns);
+            made *p1 = malloc(sizeof *p1 * ns), *p2 = malloc(sizeof *p2 * ns);
             int n1 = 0, n2 = 0;
             gf_image in;
             assert_non_null(a);
