@@ -302,6 +302,7 @@ COL_RULE(col_16, uint16_t)
 #define CBLOCK 1024 /* outputs a block; its c buffer (with the largest halo) takes 6 KB */
 #define HALF_ULP_256 (1.0f / 131072.0f) /* 2^-17: half an ulp of a float in [128, 256) */
 #define AVX512_INLINE AVX512 static inline __attribute__((always_inline))
+#define RINT (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* to the nearest, ties even */
 
 /* 32 samples at p as 16-bit lanes: all of them, or (full == 0) the lanes
  * of mk, the others 0. */
@@ -386,7 +387,7 @@ static unsigned exact_row(const float *c, int r, int C, const int32_t *wt)
  * (vreduceps: y less y rounded to the nearest integer). */
 AVX512_INLINE __mmask16 near_half(__m512 y, __m512 lim, __mmask16 mk)
 {
-    const __m512 d = _mm512_reduce_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 d = _mm512_reduce_ps(y, RINT);
     return _mm512_mask_cmp_ps_mask(mk, _mm512_abs_ps(d), lim, _CMP_GT_OQ);
 }
 
@@ -395,7 +396,7 @@ AVX512_INLINE __mmask16 near_half(__m512 y, __m512 lim, __mmask16 mk)
 AVX512_INLINE __m512i round16_avx512(__m512 y, const float *c, int r, int C, const int32_t *wt,
                                      __mmask16 near)
 {
-    __m512i q = _mm512_cvt_roundps_epi32(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i q = _mm512_cvt_roundps_epi32(y, RINT);
     if (near) {
         int32_t lane[16];
         _mm512_storeu_si512(lane, q);
@@ -426,19 +427,24 @@ AVX512_INLINE void store64_avx512(__m512 y0, __m512 y1, __m512 y2, __m512 y3, co
                                   int r, int C, const int32_t *wt, __m512 lim, unsigned char *o)
 {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __mmask16 n0 = near_half(y0, lim, 0xffff), n1 = near_half(y1, lim, 0xffff),
-                    n2 = near_half(y2, lim, 0xffff), n3 = near_half(y3, lim, 0xffff);
+    /* the largest |y - rint(y)| of each lane over the four (vrangeps: the
+     * larger magnitude, sign cleared), against lim once */
+    const int absmax = 0x0b;
+    const __m512 d0 = _mm512_reduce_ps(y0, RINT), d1 = _mm512_reduce_ps(y1, RINT);
+    const __m512 d2 = _mm512_reduce_ps(y2, RINT), d3 = _mm512_reduce_ps(y3, RINT);
+    const __m512 d = _mm512_range_ps(_mm512_range_ps(d0, d1, absmax),
+                                     _mm512_range_ps(d2, d3, absmax), absmax);
     __m512i q0, q1, q2, q3;
-    if (__builtin_expect((n0 | n1 | n2 | n3) != 0, 0)) {
-        q0 = round16_avx512(y0, p, r, C, wt, n0);
-        q1 = round16_avx512(y1, p + 16, r, C, wt, n1);
-        q2 = round16_avx512(y2, p + 32, r, C, wt, n2);
-        q3 = round16_avx512(y3, p + 48, r, C, wt, n3);
+    if (__builtin_expect(_mm512_cmp_ps_mask(d, lim, _CMP_GT_OQ) != 0, 0)) {
+        q0 = round16_avx512(y0, p, r, C, wt, near_half(y0, lim, 0xffff));
+        q1 = round16_avx512(y1, p + 16, r, C, wt, near_half(y1, lim, 0xffff));
+        q2 = round16_avx512(y2, p + 32, r, C, wt, near_half(y2, lim, 0xffff));
+        q3 = round16_avx512(y3, p + 48, r, C, wt, near_half(y3, lim, 0xffff));
     } else {
-        q0 = _mm512_cvt_roundps_epi32(y0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q1 = _mm512_cvt_roundps_epi32(y1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q2 = _mm512_cvt_roundps_epi32(y2, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q3 = _mm512_cvt_roundps_epi32(y3, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        q0 = _mm512_cvt_roundps_epi32(y0, RINT);
+        q1 = _mm512_cvt_roundps_epi32(y1, RINT);
+        q2 = _mm512_cvt_roundps_epi32(y2, RINT);
+        q3 = _mm512_cvt_roundps_epi32(y3, RINT);
     }
     const __m512i b =
         _mm512_packus_epi16(_mm512_packus_epi32(q0, q1), _mm512_packus_epi32(q2, q3));
