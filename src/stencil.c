@@ -274,21 +274,20 @@ int gf_stencil_cpu_run(const gf_stencil_cpu *r, const gf_stencil_job *j, const g
         bands[i].y0 = (int)((long)in->height * i / nbands);
         bands[i].y1 = (int)((long)in->height * (i + 1) / nbands);
     }
-#pragma omp parallel num_threads(threads)
-    {
-        /* every band's borrowed rows are copied (in place) before any band
-         * writes: the loop's end is a barrier */
-#pragma omp for schedule(static) reduction(| : failed)
-        for (int i = 0; i < nbands; i++) {
-            if (band_alloc(&d, &bands[i]))
-                failed = 1;
-            else
-                band_save(&d, &bands[i]);
-        }
-#pragma omp for schedule(dynamic, 1)
+    /* every band's borrowed rows are copied (in place) before any band
+     * writes; here, before the threads start, so that they meet once, at
+     * the end (a thread that another process holds off the CPU then delays
+     * the run once, not at every barrier) */
+    for (int i = 0; i < nbands && !failed; i++) {
+        if (band_alloc(&d, &bands[i]))
+            failed = 1;
+        else
+            band_save(&d, &bands[i]);
+    }
+    if (!failed) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int i = 0; i < nbands; i++)
-            if (!failed)
-                band_run(&d, &bands[i]);
+            band_run(&d, &bands[i]);
     }
     for (int i = 0; i < nbands; i++)
         free(bands[i].mem);
