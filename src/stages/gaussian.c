@@ -5,14 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The AVX-512 path below: GCC or Clang on x86-64 (intrinsics in functions
- * of their own target, chosen when the CPU has it). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
-#define GAUSS_AVX512 1
+#if GF_GAUSS_AVX512
 #include <immintrin.h>
-#else
-#define GAUSS_AVX512 0
 #endif
 
 _Static_assert(sizeof(gf_gauss_params) <= GF_STAGE_PARAMS, "gaussian params");
@@ -297,12 +291,13 @@ COL_RULE(col_16, uint16_t)
  * two of the load ports' turns, so for windows up to 17 (SIGMA 2.6 by the
  * default rule) on gray and RGB a function a window cuts half the taps out
  * of aligned loads by shuffles (valignd, another port) instead. */
-#if GAUSS_AVX512
+#if GF_GAUSS_AVX512
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 #define CBLOCK 1024 /* outputs a block; its c buffer (with the largest halo) takes 6 KB */
 #define HALF_ULP_256 (1.0f / 131072.0f) /* 2^-17: half an ulp of a float in [128, 256) */
 #define AVX512_INLINE AVX512 static inline __attribute__((always_inline))
 #define RINT (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* to the nearest, ties even */
+#define ABSMAX 0x0b /* vrangeps: the larger magnitude, its sign cleared */
 
 /* 32 samples at p as 16-bit lanes: all of them, or (full == 0) the lanes
  * of mk, the others 0. */
@@ -429,11 +424,10 @@ AVX512_INLINE void store64_avx512(__m512 y0, __m512 y1, __m512 y2, __m512 y3, co
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     /* the largest |y - rint(y)| of each lane over the four (vrangeps: the
      * larger magnitude, sign cleared), against lim once */
-    const int absmax = 0x0b;
     const __m512 d0 = _mm512_reduce_ps(y0, RINT), d1 = _mm512_reduce_ps(y1, RINT);
     const __m512 d2 = _mm512_reduce_ps(y2, RINT), d3 = _mm512_reduce_ps(y3, RINT);
-    const __m512 d = _mm512_range_ps(_mm512_range_ps(d0, d1, absmax),
-                                     _mm512_range_ps(d2, d3, absmax), absmax);
+    const __m512 d = _mm512_range_ps(_mm512_range_ps(d0, d1, ABSMAX),
+                                     _mm512_range_ps(d2, d3, ABSMAX), ABSMAX);
     __m512i q0, q1, q2, q3;
     if (__builtin_expect(_mm512_cmp_ps_mask(d, lim, _CMP_GT_OQ) != 0, 0)) {
         q0 = round16_avx512(y0, p, r, C, wt, near_half(y0, lim, 0xffff));
@@ -591,7 +585,7 @@ int gf_gauss_simd = 1;
 
 int gf_gauss_avx512(void)
 {
-#if GAUSS_AVX512
+#if GF_GAUSS_AVX512
     return gf_gauss_simd && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
@@ -603,7 +597,7 @@ int gf_gauss_avx512(void)
 gf_stencil_cpu gf_gauss_rules(int bits)
 {
     const gf_stencil_cpu r = {bits == 16 ? row_16 : row_8, 4, bits == 16 ? col_16 : col_8, 0};
-#if GAUSS_AVX512
+#if GF_GAUSS_AVX512
     if (bits == 8 && gf_gauss_avx512()) {
         const gf_stencil_cpu v = {NULL, 0, col_8_avx512, 0};
         return v;
