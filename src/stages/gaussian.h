@@ -83,16 +83,42 @@ GF_HD unsigned gf_gauss_round(uint32_t a, uint32_t b)
  * any strides), each channel alike, through border; SIGMA in [0.1, 20], K
  * odd in [3, 127]. gf_gauss_gold is the rule by its definition in 64-bit
  * integers (a row pass over every padded row, then the column pass): the
- * reference. gf_gauss_cpu is the fast path on the stencil framework (the row
- * pass into the ring, the column pass in 32 bits as gf_gauss_round says,
- * bands of rows on the CPU threads); out may be in itself. Both return 0, or
- * GF_EINTERNAL for bad arguments or out of memory. */
+ * reference. gf_gauss_cpu is the fast path on the stencil framework, bands
+ * of rows on the CPU threads: 8-bit on AVX-512 (gf_gauss_avx512) the column
+ * pass first from the ring of padded input rows (pmaddwd) and the row pass
+ * in single precision, checked, the rare lanes near a half redone exactly;
+ * else the row pass into the ring and the column pass (16-bit in 32 bits as
+ * gf_gauss_round says, 8-bit in double precision). out may be in itself.
+ * Both return 0, or GF_EINTERNAL for bad arguments or out of memory. */
 int gf_gauss_gold(const gf_image *in, gf_image *out, double sigma, int ksize, gf_border border);
 int gf_gauss_cpu(const gf_image *in, gf_image *out, double sigma, int ksize, gf_border border);
 
 /* The fast path's row and column rules for samples of `bits` bits, for the
- * stencil driver: a job's ctx is the K weights (int32_t). */
+ * stencil driver (no row rule on the AVX-512 path): a job's ctx is the K
+ * weights (int32_t). */
 gf_stencil_cpu gf_gauss_rules(int bits);
+
+/* 1 where the AVX-512 path is compiled: GCC or Clang on x86-64, the
+ * intrinsics in functions of their own target, run only where the CPU has
+ * it (gf_gauss_avx512). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define GF_GAUSS_AVX512 1
+#else
+#define GF_GAUSS_AVX512 0
+#endif
+
+/* 1 (the default): 8-bit images take the AVX-512 path (the column pass
+ * first, gaussian.c) where the CPU has it; 0: the portable path
+ * everywhere. Read when the rules are chosen; tests set it to run both. */
+extern int gf_gauss_simd;
+
+/* 1 when 8-bit images take the AVX-512 path: gf_gauss_simd is 1 and the
+ * CPU has AVX-512 F, BW, DQ and VL (x86-64-v4); else 0. */
+int gf_gauss_avx512(void);
+
+/* The CPU path's time for a K x K window on samples of `bits` bits, in ns
+ * a byte of image on one thread (measured; gf_stage_ops.cpu_cost_of). */
+double gf_gauss_cpu_cost(int ksize, int bits);
 
 /* Unsharp mask of in -> out (host, same shape, not the same memory): with g
  * the Gaussian above of SIGMA (K by gf_gauss_ksize) and d = x - g for each

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if GF_GAUSS_AVX512
+#include <immintrin.h>
+#endif
 
 _Static_assert(sizeof(gf_unsharp_params) <= GF_STAGE_PARAMS, "unsharp params");
 
@@ -69,6 +72,46 @@ typedef struct unsharp_ctx {
 COL_RULE(col_8, uint8_t)
 COL_RULE(col_16, uint16_t)
 
+#if GF_GAUSS_AVX512
+#define AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+/* gf_unsharp_sample of n 8-bit samples x with blurred g into o, on AVX-512
+ * in 16-bit lanes, 32 at a time: d = x - g (|d| <= 255) and a = 256 a_hi +
+ * a_lo, so floor((d a + 128) / 256) = d a_hi + floor((d a_lo + 128) /
+ * 256), the second (d (128 a_lo) + 2^14) >> 15: pmulhrsw (128 a_lo <=
+ * 32640, |d a_hi| <= 2550). The sum is clamped by a max with 0 and the
+ * unsigned saturation of the store. */
+AVX512BW static void sharpen_8_avx512(const uint8_t *x, const uint8_t *g, uint8_t *o, size_t n,
+                                      int amount, int threshold)
+{
+    const __m512i ahi = _mm512_set1_epi16((short)(amount >> 8));
+    const __m512i alo = _mm512_set1_epi16((short)((amount & 255) * 128));
+    const __m512i t = _mm512_set1_epi16((short)(threshold < 255 ? threshold : 255));
+    for (size_t i = 0; i < n; i += 32) {
+        const __mmask32 mk = n - i >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (n - i)) - 1;
+        const __m512i X = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, x + i));
+        const __m512i G = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, g + i));
+        const __m512i D = _mm512_sub_epi16(X, G);
+        __m512i V = _mm512_add_epi16(_mm512_mullo_epi16(D, ahi), _mm512_mulhrs_epi16(D, alo));
+        V = _mm512_max_epi16(_mm512_add_epi16(X, V), _mm512_setzero_si512());
+        V = _mm512_mask_mov_epi16(X, _mm512_cmpgt_epi16_mask(_mm512_abs_epi16(D), t), V);
+        _mm512_mask_cvtusepi16_storeu_epi8(o + i, mk, V);
+    }
+}
+
+/* col_8 with the Gaussian's AVX-512 column rule and the sharpening above. */
+AVX512BW static void col_8_avx512(const gf_stencil_job *j, const void *const *win,
+                                  const void *gone, const unsigned char *src, unsigned char *out,
+                                  void *acc, int first)
+{
+    const unsharp_ctx *u = j->ctx;
+    gf_stencil_job gj = *j;
+    gj.ctx = u->wt;
+    u->gauss.col(&gj, win, gone, src, acc, NULL, first);
+    sharpen_8_avx512(src, acc, out, j->n, u->amount, u->threshold);
+}
+#endif
+
 int gf_unsharp_cpu(const gf_image *in, gf_image *out, const gf_unsharp_params *p)
 {
     const int k = gf_gauss_ksize(p->g.sigma, 0, in->bits);
@@ -86,6 +129,10 @@ int gf_unsharp_cpu(const gf_image *in, gf_image *out, const gf_unsharp_params *p
     u.amount = p->amount;
     u.threshold = p->threshold;
     r.col = in->bits == 16 ? col_16 : col_8;
+#if GF_GAUSS_AVX512
+    if (in->bits == 8 && gf_gauss_avx512())
+        r.col = col_8_avx512;
+#endif
     r.acc_bytes = (size_t)in->bits / 8;
     return gf_stencil_cpu_run(&r, &j, in, out);
 }
@@ -134,10 +181,12 @@ static int parse_unsharp(gf_stage *s, const char *arg)
     return 0;
 }
 
+/* The Gaussian's and the sharpening's: 0.2 ns a byte more (0.67 at K 7,
+ * 8-bit on AVX-512, one thread). */
 static double unsharp_cost(const gf_stage *s, const gf_shape *in)
 {
     const gf_unsharp_params *p = GF_CPARAMS(s, gf_unsharp_params);
-    return 0.8 + 0.05 * gf_gauss_ksize(p->g.sigma, 0, in->bits);
+    return gf_gauss_cpu_cost(gf_gauss_ksize(p->g.sigma, 0, in->bits), in->bits) + 0.2;
 }
 
 /* Test configurations: amounts and thresholds at small sigmas, each border

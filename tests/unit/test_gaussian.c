@@ -604,6 +604,202 @@ static void test_gauss_bands(void **state)
 #endif
 }
 
+/* Every window side from 3 to 21, and 31 and 41, on every layout, rows of
+ * 1,100 pixels (several of the AVX-512 path's blocks of 1,024 samples, and
+ * a ragged end) and of 1 to 70 (a vector or two): the fast path against
+ * the gold, out of place and in place. The windows up to 17 on gray and
+ * RGB take the AVX-512 path's row passes whose taps are constants, one
+ * function a window. */
+static void test_gauss_windows(void **state)
+{
+    (void)state;
+    for (int l = 0; l < 8; l++) {
+        const int ch = test_layouts[l][0], bits = test_layouts[l][1];
+        for (int kw = 0; kw < 26; kw++) {
+            const int k = kw / 2 < 10 ? 3 + 2 * (kw / 2) : kw / 2 == 10 ? 31 : 41;
+            const int w = kw % 2 ? 1100 : 1 + (int)(test_rand() % 70);
+            const double sigma = 0.3 + (test_rand() % 500) / 100.0;
+            gf_image in, gold, out;
+            int x, y, c;
+            random_layout(&in, w, 3, ch, bits);
+            for (int m = 0; m < 3; m++) {
+                const gf_border b = random_border(m, bits);
+                assert_int_equal(gf_image_alloc(&gold, w, 3, ch, bits), 0);
+                assert_int_equal(gf_image_alloc(&out, w, 3, ch, bits), 0);
+                poison(&gold);
+                poison(&out);
+                assert_int_equal(gf_gauss_gold(&in, &gold, sigma, k, b), 0);
+                assert_int_equal(gf_gauss_cpu(&in, &out, sigma, k, b), 0);
+                if (gf_image_diff(&gold, &out, &x, &y, &c))
+                    fail_msg("gf_gauss_cpu %dx3 %s SIGMA %.17g K %d %s: (%d,%d) channel %d is "
+                             "%u, gold %u",
+                             w, gf_layout_name(ch, bits), sigma, k, mode_name(b.mode), x, y, c,
+                             gf_sample(&out, x, y, c), gf_sample(&gold, x, y, c));
+                assert_int_equal(gf_gauss_cpu(&out, &out, sigma, k, b), 0); /* in place */
+                assert_int_equal(gf_gauss_gold(&gold, &gold, sigma, k, b), 0);
+                if (gf_image_diff(&gold, &out, &x, &y, &c))
+                    fail_msg("gf_gauss_cpu in place %dx3 %s K %d: (%d,%d) channel %d", w,
+                             gf_layout_name(ch, bits), k, x, y, c);
+                gf_image_free(&gold);
+                gf_image_free(&out);
+            }
+            gf_image_free(&in);
+        }
+    }
+}
+
+/* Taps a and b of window x set so that s + ca x_a + cb x_b lies within
+ * [lo, hi] modulo 2^bits: the first of the 65,536 pairs that does, 1; else
+ * 0 (x left alone). */
+static int solve_taps(unsigned *x, int a, int b, int64_t s, int64_t ca, int64_t cb, int bits,
+                      int64_t lo, int64_t hi)
+{
+    const int64_t mask = ((int64_t)1 << bits) - 1;
+    for (int64_t va = 0; va < 256; va++)
+        for (int64_t vb = 0; vb < 256; vb++) {
+            const int64_t m = (s + ca * va + cb * vb) & mask;
+            if (m >= lo && m <= hi) {
+                x[a] = (unsigned)va;
+                x[b] = (unsigned)vb;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* A point made against the weights and the output it must have. */
+typedef struct made {
+    int x, y, c;
+    unsigned want;
+} made;
+
+/* Gold and the fast path (out of place) on in: equal everywhere, and equal
+ * to want at the n points made. */
+static void check_made(const gf_image *in, double sigma, int k, const made *pts, int n,
+                       const char *what)
+{
+    const gf_border rep = {GF_BORDER_REPLICATE, 0};
+    gf_image gold, out;
+    int x, y, c;
+    assert_int_equal(gf_image_alloc(&gold, in->width, in->height, in->channels, 8), 0);
+    assert_int_equal(gf_image_alloc(&out, in->width, in->height, in->channels, 8), 0);
+    poison(&gold);
+    poison(&out);
+    assert_int_equal(gf_gauss_gold(in, &gold, sigma, k, rep), 0);
+    assert_int_equal(gf_gauss_cpu(in, &out, sigma, k, rep), 0);
+    for (int i = 0; i < n; i++)
+        if (gf_sample(&gold, pts[i].x, pts[i].y, pts[i].c) != pts[i].want)
+            fail_msg("%s K %d SIGMA %.17g: gold (%d,%d) channel %d is %u, want %u", what, k,
+                     sigma, pts[i].x, pts[i].y, pts[i].c,
+                     gf_sample(&gold, pts[i].x, pts[i].y, pts[i].c), pts[i].want);
+    if (gf_image_diff(&gold, &out, &x, &y, &c))
+        fail_msg("%s K %d SIGMA %.17g %s: gf_gauss_cpu (%d,%d) channel %d is %u, gold %u", what,
+                 k, sigma, gf_layout_name(in->channels, 8), x, y, c, gf_sample(&out, x, y, c),
+                 gf_sample(&gold, x, y, c));
+    gf_image_free(&gold);
+    gf_image_free(&out);
+}
+
+/* Lanes near a half, where the AVX-512 path's single-precision row pass
+ * cannot tell the rounding and recomputes exactly (and the portable path
+ * must round as well): 8-bit images made against the weights, every K-th
+ * output of a row given a window of its own, two taps of it chosen.
+ *   1-D: every row the same, so that v = 2^14 S, S = sum_j w_j x_j, and the
+ *     output is (S + 2^13) >> 14: S made 2^13 + d modulo 2^14, d = 0 (an
+ *     exact half, which rounds up) or +-1..3 (d 2^-14 from it: outside the
+ *     recomputation's bound (r + 2) 2^-17 for windows up to 11, inside it
+ *     from 13). Some weights allow no exact half (K 3 with w_0 odd: S is
+ *     w_0 (x_0 + x_2 - 2 x_1) modulo 2^14), so only the whole test must
+ *     have made some.
+ *   2-D: a K-row image whose middle row B differs from the others A: at the
+ *     middle row v = (2^14 - w_r) S_A + w_r S_B, made within (r + 2) 2^11
+ *     of a half of 2^28 (inside the bound) by two taps of B; every
+ *     configuration must have made some. */
+static void test_gauss_halves(void **state)
+{
+    static const int ks[] = {3, 5, 7, 9, 11, 13, 17, 21, 31};
+    static const int deltas[] = {0, 0, 1, -1, 0, 2, -2, 0, 3, -3};
+    int halves = 0, off = 0;
+    (void)state;
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int ch = 1; ch <= 4; ch++) {
+            const int k = ks[ki], r = k / 2, w = 40 * k + 5;
+            const double sigma = 0.5 + (test_rand() % 400) / 100.0;
+            const int64_t half = (int64_t)1 << 27, near = (int64_t)(r + 2) * 2048;
+            int32_t wt[MAXK];
+            const size_t ns = (size_t)w * (size_t)ch;
+            unsigned *a = malloc(sizeof *a * ns), *b = malloc(sizeof *b * ns);
+            made *p1 = malloc(sizeof *p1 * ns), *p2 = malloc(sizeof *p2 * ns);
+            int n1 = 0, n2 = 0;
+            gf_image in;
+            assert_non_null(a);
+            assert_non_null(b);
+            assert_non_null(p1);
+            assert_non_null(p2);
+            rule_weights(sigma, k, wt);
+            for (int i = 0; i < w * ch; i++) {
+                a[i] = test_rand() & 255;
+                b[i] = test_rand() & 255;
+            }
+            for (int c = 0; c < ch; c++)
+                for (int x = r, n = 0; x + r < w; x += k, n++) {
+                    unsigned xa[MAXK], xb[MAXK];
+                    int64_t s = 0, sa = 0, sb = 0;
+                    const int64_t d = deltas[n % 10];
+                    for (int j = 0; j < k; j++) {
+                        xa[j] = a[(x - r + j) * ch + c];
+                        xb[j] = b[(x - r + j) * ch + c];
+                        if (j != r && j != r - 1) {
+                            s += wt[j] * (int64_t)xa[j];
+                            sb += wt[j] * (int64_t)xb[j];
+                        }
+                    }
+                    if (solve_taps(xa, r, r - 1, s, wt[r], wt[r - 1], 14, 8192 + d, 8192 + d)) {
+                        halves += d == 0;
+                        off += d != 0;
+                    }
+                    for (int j = 0; j < k; j++) {
+                        a[(x - r + j) * ch + c] = xa[j];
+                        sa += wt[j] * (int64_t)xa[j];
+                    }
+                    p1[n1++] = (made){x, 1, c, (unsigned)((sa + 8192) >> 14)};
+                    if (solve_taps(xb, r, r - 1, (ONE - wt[r]) * sa + wt[r] * sb,
+                                   (int64_t)wt[r] * wt[r], (int64_t)wt[r] * wt[r - 1], 28,
+                                   half - near, half + near)) {
+                        const int64_t v = (ONE - wt[r]) * sa +
+                                          wt[r] * (sb + wt[r] * (int64_t)xb[r] +
+                                                   wt[r - 1] * (int64_t)xb[r - 1]);
+                        for (int j = 0; j < k; j++)
+                            b[(x - r + j) * ch + c] = xb[j];
+                        p2[n2++] = (made){x, r, c, (unsigned)((v + half) >> 28)};
+                    }
+                }
+            /* 1-D: three rows of A */
+            assert_int_equal(gf_image_alloc(&in, w, 3, ch, 8), 0);
+            for (int y = 0; y < 3; y++)
+                for (int i = 0; i < w * ch; i++)
+                    gf_sample_set(&in, i / ch, y, i % ch, a[i]);
+            check_made(&in, sigma, k, p1, n1, "1-D halves");
+            gf_image_free(&in);
+            /* 2-D: K rows of A, B in the middle */
+            assert_int_equal(gf_image_alloc(&in, w, k, ch, 8), 0);
+            for (int y = 0; y < k; y++)
+                for (int i = 0; i < w * ch; i++)
+                    gf_sample_set(&in, i / ch, y, i % ch, y == r ? b[i] : a[i]);
+            check_made(&in, sigma, k, p2, n2, "2-D near halves");
+            gf_image_free(&in);
+            if (n2 == 0)
+                fail_msg("K %d SIGMA %.17g, %d channels: no point near a half made in 2-D", k,
+                         sigma, ch);
+            free(a);
+            free(b);
+            free(p1);
+            free(p2);
+        }
+    if (halves < 100 || off < 100)
+        fail_msg("1-D: made %d exact halves and %d points 1-3 2^-14 off: too few", halves, off);
+}
+
 static void test_gauss_bad_args(void **state)
 {
     gf_image a, b, c;
@@ -840,8 +1036,23 @@ static void test_unsharp_bad_args(void **state)
     gf_image_free(&b);
 }
 
+static int portable_path(void **state)
+{
+    (void)state;
+    gf_gauss_simd = 0;
+    return 0;
+}
+
+static int default_path(void **state)
+{
+    (void)state;
+    gf_gauss_simd = 1;
+    return 0;
+}
+
 int main(void)
 {
+    int rc;
 #ifdef _OPENMP
     /* One thread but in the band tests, which ask for five: the golds' many
      * short parallel loops on small images would leave OpenMP's idle threads
@@ -853,9 +1064,25 @@ int main(void)
         cmocka_unit_test(test_ksize),          cmocka_unit_test(test_round),
         cmocka_unit_test(test_gauss_hand),     cmocka_unit_test(test_gauss_random),
         cmocka_unit_test(test_gauss_strides),  cmocka_unit_test(test_gauss_bands),
+        cmocka_unit_test(test_gauss_windows),  cmocka_unit_test(test_gauss_halves),
         cmocka_unit_test(test_gauss_bad_args), cmocka_unit_test(test_unsharp_hand),
         cmocka_unit_test(test_unsharp_random), cmocka_unit_test(test_unsharp_bands),
         cmocka_unit_test(test_unsharp_bad_args),
     };
-    return cmocka_run_group_tests_name("gaussian", tests, NULL, NULL);
+    /* the fast paths' tests again on the portable path, where the first run
+     * took the AVX-512 one */
+    const struct CMUnitTest portable[] = {
+        cmocka_unit_test(test_gauss_hand),    cmocka_unit_test(test_gauss_random),
+        cmocka_unit_test(test_gauss_strides), cmocka_unit_test(test_gauss_bands),
+        cmocka_unit_test(test_gauss_windows), cmocka_unit_test(test_gauss_halves),
+        cmocka_unit_test(test_unsharp_hand),  cmocka_unit_test(test_unsharp_random),
+        cmocka_unit_test(test_unsharp_bands),
+    };
+    fprintf(stderr, "8-bit fast path: %s\n",
+            gf_gauss_avx512() ? "AVX-512, then the portable one" : "portable (no AVX-512 here)");
+    rc = cmocka_run_group_tests_name("gaussian", tests, NULL, NULL);
+    if (gf_gauss_avx512())
+        rc |= cmocka_run_group_tests_name("gaussian, portable path", portable, portable_path,
+                                          default_path);
+    return rc;
 }
