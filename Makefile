@@ -36,7 +36,7 @@ endif
 # toolkit; not for CI). `make clean` when switching.
 ifeq ($(PEERS),1)
 PEER_OBJ := $(B)/cuda/npp_peers.o
-PEER_LIBS := -lnppif -lnppim -lnppig -lnppidei -lnppist -lnppc -lcublas -lcudart
+PEER_LIBS := -lnppif -lnppim -lnppig -lnppidei -lnppist -lnppicc -lnppc -lcublas -lcudart
 endif
 LIB_OBJ := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -77,6 +77,15 @@ $(B)/src/stages/%.o: GF_CFLAGS += -O3
 # Resampling sums in double exactly as Pillow's x86-64 build does: no fused
 # multiply-adds (the x86-64-v4 clones could contract them).
 $(B)/src/stages/resize.o: GF_CFLAGS += -ffp-contract=off -Wno-psabi
+
+# CLAHE interpolates in single precision exactly as OpenCV's x86-64 build
+# does: no fused multiply-adds (the x86-64-v4 and AVX2 clones could contract them).
+$(B)/src/stages/clahe.o: GF_CFLAGS += -ffp-contract=off
+
+# The tone stages' tables by their rules' IEEE operations, never fused (the
+# device makes the same tables with __fmul_rn and the like: tone.h).
+$(B)/src/stages/equalize.o $(B)/src/stages/autocontrast.o $(B)/src/stages/level.o \
+$(B)/src/stages/gamma.o: GF_CFLAGS += -ffp-contract=off
 
 # stb's code is not ours to warn about.
 $(B)/third_party/stb.o: GF_CFLAGS += -w

@@ -8,7 +8,7 @@
 # `gpufilt bench --cpu` can hide what the command line adds (a first touch of
 # the output's pages, a team of threads started cold): this is its check.
 # STAGE defaults to "--mean 3" "--mean 5" "--gaussian 2" "--median 3"
-# "--erode 15" "--sobel". Run from the repository root after `make`.
+# "--erode 15" "--sobel"; "--clahe [CLIP][,WxH]" is also known. Run from the repository root after `make`.
 set -eu
 runs=${1:-7}
 [ $# -gt 0 ] && shift
@@ -65,6 +65,11 @@ def f():
         d = cv2.CV_16S if bits == 8 else cv2.CV_32F
         return cv2.add(cv2.convertScaleAbs(cv2.Sobel(im, d, 1, 0, borderType=REP)),
                        cv2.convertScaleAbs(cv2.Sobel(im, d, 0, 1, borderType=REP)))
+    if op == "--clahe":  # [CLIP][,WxH]: each channel, merged
+        clip, _, grid = (arg or "2").partition(",")
+        gw, gh = map(int, (grid or "8x8").split("x"))
+        c = cv2.createCLAHE(clipLimit=float(clip or 2), tileGridSize=(gw, gh))
+        return c.apply(im) if im.ndim == 2 else cv2.merge([c.apply(x) for x in cv2.split(im)])
     raise SystemExit("no OpenCV counterpart for " + op)
 try:
     f()

@@ -78,6 +78,26 @@ scharr = edges(lambda im, dx, dy: cv2.Scharr(im, cv2.CV_16S if im.dtype == np.ui
                                              dx, dy, borderType=REP))
 kernel5 = np.arange(-12, 13, dtype=np.float32).reshape(5, 5)
 
+def per_channel(f):  # OpenCV's one-channel calls on each channel of a colour image
+    return lambda im: f(im) if im.ndim == 2 else cv2.merge([f(c) for c in cv2.split(im)])
+
+def lut(fn):  # cv2.LUT with a 256-entry table made once, outside the timing
+    t = np.array([fn(v) for v in range(256)], dtype=np.uint8)
+    return lambda im: cv2.LUT(im, t)
+
+def autocontrast(cut):  # calcHist, the ends cut, the stretch as cv2.LUT (OpenCV has no call)
+    def f(c):
+        h = cv2.calcHist([c], [0], None, [256], [0, 256]).ravel()
+        cum, n = np.cumsum(h), c.size
+        lo = int(np.searchsorted(cum, n * cut / 100, side="right"))
+        hi = int(np.searchsorted(cum, n - n * cut / 100, side="left"))
+        scale = 255.0 / (hi - lo) if hi > lo else 1.0
+        t = np.clip((np.arange(256) - lo) * scale, 0, 255).astype(np.uint8)
+        return cv2.LUT(c, t)
+    return per_channel(f)
+
+level_b, level_w = 0.1 * 255, 0.9 * 255
+
 opencv = {
     "gray": lambda im: cv2.cvtColor(im, cv2.COLOR_RGB2GRAY),
     "mean 3": lambda im: cv2.blur(im, (3, 3), borderType=cv2.BORDER_REPLICATE),
@@ -120,6 +140,14 @@ opencv = {
     "laplacian": lambda im: cv2.convertScaleAbs(cv2.Laplacian(
         im, cv2.CV_16S if im.dtype == np.uint8 else cv2.CV_32F, ksize=1, borderType=REP)),
     "convolve 5x5": lambda im: cv2.filter2D(im, -1, kernel5, borderType=REP),
+    "equalize": per_channel(cv2.equalizeHist),
+    "autocontrast 0,0": autocontrast(0),
+    "autocontrast 2,2": autocontrast(2),
+    "level 10%,90%,1.5": lut(lambda v: int(255 * min(max((v - level_b) / (level_w - level_b), 0.0),
+                                                     1.0) ** (1 / 1.5) + 0.5)),
+    "gamma 2.2": lut(lambda v: int(255 * (v / 255) ** (1 / 2.2) + 0.5)),
+    "negate": lut(lambda v: 255 - v),
+    "clahe 2,8x8": per_channel(cv2.createCLAHE(2.0, (8, 8)).apply),
 }
 print("%s, %s; OpenCV %s with %d threads; medians of %d, ms"
       % (size, bench["device"], cv2.__version__, cv2.getNumThreads(), reps))

@@ -73,7 +73,7 @@ for step; do
 		rc=$?
 		[ $rc = 124 ] && echo "$step: stopped after ${PIECE_SECONDS:-300} s"
 		echo "$step exit $rc"
-		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|seed|ERROR SUMMARY|^==|error' "$log" |
+		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|seed|^inexact|ERROR SUMMARY|^==|error' "$log" |
 			grep -v 'COMPUTE-SANITIZER' | head -40 ;;
 	stencil) bin=build/peers/gpufilt
 		if [ -n "${PREBUILT:-}" ]; then

@@ -19,6 +19,7 @@ struct gf_gpu {
     int cc; /* compute capability, major * 10 + minor */
     cudaStream_t stream;
     cudaEvent_t start, stop;
+    int time_runs;            /* gf_gpu_time_runs */
     unsigned char *pinned;    /* host staging buffer (cudaHostAlloc) */
     size_t pinned_bytes;
     gf_dimage slots[GF_GPU_SLOTS]; /* gf_gpu_buffer's reusable buffers */
@@ -333,14 +334,30 @@ extern "C" int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, doubl
     ms = (double *)malloc((size_t)reps * sizeof *ms);
     if (!ms)
         return gf_err(GF_EINTERNAL, NULL, "out of memory");
-    rc = fn(ctx, g->stream);
-    for (int i = 0; i < reps && rc == 0; i++)
-        if ((rc = gf_gpu_timer_start(g)) == 0 && (rc = fn(ctx, g->stream)) == 0)
-            rc = gf_gpu_timer_stop(g, &ms[i]);
-    if (rc == 0)
+    double warm = 0;
+    if ((rc = gf_gpu_timer_start(g)) == 0 && (rc = fn(ctx, g->stream)) == 0)
+        rc = gf_gpu_timer_stop(g, &warm);
+    if (rc == 0 && warm >= GF_TIME_ONCE_MS) { /* a second a run: once is enough */
+        reps = 1;
+        ms[0] = warm;
+    } else {
+        if (warm > 0 && GF_TIME_BUDGET_MS / warm < reps)
+            reps = GF_TIME_BUDGET_MS / warm < 1 ? 1 : (int)(GF_TIME_BUDGET_MS / warm);
+        for (int i = 0; i < reps && rc == 0; i++)
+            if ((rc = gf_gpu_timer_start(g)) == 0 && (rc = fn(ctx, g->stream)) == 0)
+                rc = gf_gpu_timer_stop(g, &ms[i]);
+    }
+    if (rc == 0) {
         *median_ms = gf_median(ms, reps);
+        g->time_runs = reps;
+    }
     free(ms);
     return rc;
+}
+
+extern "C" int gf_gpu_time_runs(const gf_gpu *g)
+{
+    return g->time_runs;
 }
 
 extern "C" int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes)

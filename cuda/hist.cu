@@ -6,6 +6,7 @@
  * against a 256-bin histogram per block in shared memory, merged into the
  * global one with one atomic per non-zero bin. */
 #include "check.h"
+#include "hist.cuh"
 
 #include "../src/stages/hist.h"
 
@@ -42,25 +43,6 @@ __global__ void hist_global_kernel(const unsigned char *__restrict__ in, int n, 
         atomicAdd(&hist[(x % C) * NB + ((const T *)(in + (size_t)y * pitch))[x]], 1u);
 }
 
-/* Adds the 16 bytes of a gray vector, merging runs of equal bytes into one
- * atomic. */
-__device__ __forceinline__ void count16(unsigned *sh, uint4 v)
-{
-    const unsigned words[4] = {v.x, v.y, v.z, v.w};
-    unsigned cur = words[0] & 0xff, run = 0;
-#pragma unroll
-    for (int k = 0; k < 16; k++) {
-        const unsigned b = (words[k / 4] >> (8 * (k % 4))) & 0xff;
-        if (b != cur) {
-            atomicAdd(&sh[cur], run);
-            cur = b;
-            run = 0;
-        }
-        run++;
-    }
-    atomicAdd(&sh[cur], run);
-}
-
 /* The 16 bytes of vector k of a row of C channels, each into its channel's
  * bins: byte j is channel (16 k + j) % C. */
 template <int C>
@@ -90,7 +72,7 @@ __global__ void __launch_bounds__(SHARED_THREADS)
         for (int k = threadIdx.x; k < per_row; k += SHARED_THREADS) {
             if (k < vecs) {
                 if (C == 1)
-                    count16(sh, *(const uint4 *)(row + 16 * k));
+                    hist_count16(sh, *(const uint4 *)(row + 16 * k));
                 else
                     count16_channels<C>(sh, *(const uint4 *)(row + 16 * k), k);
             } else {

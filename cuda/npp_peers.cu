@@ -8,6 +8,7 @@
 #include "check.h"
 
 #include "../src/peers.h"
+#include "../src/stages/tone.h"
 
 /* NPP's context for `stream` on the current device (NPP 13 has no
  * nppGetStreamContext: the caller fills it in). Kept for the last stream, so
@@ -285,6 +286,145 @@ extern "C" int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int
     }
     }
     return 1;
+}
+
+extern "C" int gf_npp_resize(const gf_dimage *in, gf_dimage *out, int ow, int oh, int filter,
+                             void *stream)
+{
+    NppiSize ssize = {in->width, in->height}, dsize = {ow, oh};
+    NppiRect sroi = {0, 0, in->width, in->height}, droi = {0, 0, ow, oh};
+    const gf_shape os = {ow, oh, in->channels, in->bits};
+    const NppStreamContext ctx = npp_ctx(stream);
+    const int interp = filter == GF_NPP_LINEAR    ? NPPI_INTER_LINEAR
+                       : filter == GF_NPP_CUBIC   ? NPPI_INTER_CUBIC
+                       : filter == GF_NPP_LANCZOS ? NPPI_INTER_LANCZOS
+                                                  : NPPI_INTER_SUPER;
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l == L8C1)
+        NPP_CHECK(nppiResize_8u_C1R_Ctx(in->data, (int)in->pitch, ssize, sroi, out->data,
+                                        (int)out->pitch, dsize, droi, interp, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiResize_8u_C3R_Ctx(in->data, (int)in->pitch, ssize, sroi, out->data,
+                                        (int)out->pitch, dsize, droi, interp, ctx));
+    else
+        NPP_CHECK(nppiResize_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch, ssize, sroi,
+                                         (Npp16u *)out->data, (int)out->pitch, dsize, droi,
+                                         interp, ctx));
+    return 0;
+}
+
+extern "C" int gf_npp_copy(const gf_dimage *in, gf_dimage *out, int x, int y, int w, int h,
+                           void *stream)
+{
+    const size_t px = GF_PIXEL_BYTES(in->channels, in->bits);
+    const unsigned char *src = in->data + (size_t)y * in->pitch + (size_t)x * px;
+    const gf_shape os = {w, h, in->channels, in->bits};
+    const NppStreamContext ctx = npp_ctx(stream);
+    NppiSize roi = {w, h};
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l == L8C1)
+        NPP_CHECK(nppiCopy_8u_C1R_Ctx(src, (int)in->pitch, out->data, (int)out->pitch, roi, ctx));
+    else if (l == L8C3)
+        NPP_CHECK(nppiCopy_8u_C3R_Ctx(src, (int)in->pitch, out->data, (int)out->pitch, roi, ctx));
+    else
+        NPP_CHECK(nppiCopy_16u_C1R_Ctx((const Npp16u *)src, (int)in->pitch, (Npp16u *)out->data,
+                                       (int)out->pitch, roi, ctx));
+    return 0;
+}
+
+/* nppiLUTPalette of in's layout with tables[c] for channel c (device). */
+static int npp_palette(const gf_dimage *in, gf_dimage *out, const void *const *tables,
+                       NppStreamContext ctx)
+{
+    NppiSize size = {in->width, in->height};
+    const gf_shape os = gf_dimage_shape_of(in);
+    int l, rc;
+
+    if ((rc = prepare(in, out, &os, &l)))
+        return rc;
+    if (l == L8C1) {
+        NPP_CHECK(nppiLUTPalette_8u_C1R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch,
+                                            size, (const Npp8u *)tables[0], 8, ctx));
+    } else if (l == L8C3) {
+        const Npp8u *t[3] = {(const Npp8u *)tables[0], (const Npp8u *)tables[1],
+                             (const Npp8u *)tables[2]};
+        NPP_CHECK(nppiLUTPalette_8u_C3R_Ctx(in->data, (int)in->pitch, out->data, (int)out->pitch,
+                                            size, t, 8, ctx));
+    } else {
+        NPP_CHECK(nppiLUTPalette_16u_C1R_Ctx((const Npp16u *)in->data, (int)in->pitch,
+                                             (Npp16u *)out->data, (int)out->pitch, size,
+                                             (const Npp16u *)tables[0], 16, ctx));
+    }
+    return 0;
+}
+
+extern "C" int gf_npp_lut(const gf_dimage *in, gf_dimage *out, const void *table, void *stream)
+{
+    const void *tables[3] = {table, table, table};
+    return npp_palette(in, out, tables, npp_ctx(stream));
+}
+
+extern "C" int gf_npp_equalize(const gf_dimage *in, gf_dimage *out, void *stream)
+{
+    static void *temp, *hist, *tables;
+    static size_t temp_bytes, hist_bytes, tables_bytes;
+    static int host_hist[3 * 65536];
+    static unsigned char host_tables[3 * 65536 * 2];
+    const int l = layout_of(in), ch = in->channels, nb = in->bits == 8 ? 256 : 65536;
+    const unsigned max = (unsigned)nb - 1;
+    const uint32_t n = (uint32_t)in->width * (uint32_t)in->height;
+    const size_t tbytes = (size_t)nb * (size_t)(in->bits / 8);
+    cudaStream_t st = (cudaStream_t)stream;
+    size_t need = 0;
+    int rc;
+
+    if (l == LNONE)
+        return 1;
+    if ((rc = gf_npp_hist(in, NULL, NULL, &need, stream)) ||
+        (rc = npp_scratch(&temp, &temp_bytes, need ? need : 1)) ||
+        (rc = npp_scratch(&hist, &hist_bytes, (size_t)ch * nb * sizeof(int))) ||
+        (rc = npp_scratch(&tables, &tables_bytes, (size_t)ch * tbytes)) ||
+        (rc = gf_npp_hist(in, (int *)hist, temp, &need, stream)))
+        return rc;
+    if (cudaMemcpyAsync(host_hist, hist, (size_t)ch * nb * sizeof(int), cudaMemcpyDeviceToHost,
+                        st) != cudaSuccess ||
+        cudaStreamSynchronize(st) != cudaSuccess)
+        return gf_err(GF_EINTERNAL, NULL, "NPP peer: histogram copy failed");
+    for (int c = 0; c < ch; c++) { /* OpenCV's equalizeHist table (tone.h) */
+        const int *h = host_hist + (size_t)c * nb;
+        unsigned char *t8 = host_tables + (size_t)c * tbytes;
+        uint16_t *t16 = (uint16_t *)(void *)t8;
+        int i0 = 0;
+        while (i0 < nb - 1 && !h[i0])
+            i0++;
+        const float scale = (uint32_t)h[i0] == n ? 0.0f : gf_equalize_scale(max, n - (uint32_t)h[i0]);
+        uint32_t sum = 0;
+        for (int i = 0; i < nb; i++) {
+            unsigned v;
+            if ((uint32_t)h[i0] == n)
+                v = (unsigned)i; /* one value: kept */
+            else if (i <= i0)
+                v = 0;
+            else
+                v = gf_equalize_entry(sum += (uint32_t)h[i], scale, max);
+            if (nb == 256)
+                t8[i] = (unsigned char)v;
+            else
+                t16[i] = (uint16_t)v;
+        }
+    }
+    if (cudaMemcpyAsync(tables, host_tables, (size_t)ch * tbytes, cudaMemcpyHostToDevice, st) !=
+        cudaSuccess)
+        return gf_err(GF_EINTERNAL, NULL, "NPP peer: table copy failed");
+    const void *t[3] = {tables, (const unsigned char *)tables + (ch > 1 ? tbytes : 0),
+                        (const unsigned char *)tables + (ch > 2 ? 2 * tbytes : 0)};
+    return npp_palette(in, out, t, npp_ctx(stream));
 }
 
 extern "C" int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,

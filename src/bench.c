@@ -24,7 +24,9 @@
 #include "stages/convolve.h"
 #include "stages/gaussian.h"
 #include "stages/mean.h"
+#include "stages/crop.h"
 #include "stages/orient.h"
+#include "stages/resize.h"
 #include "stencil.h"
 
 #define COPY_BYTES (256u << 20) /* 5x the H100's 50 MB L2: a DRAM rate */
@@ -64,8 +66,8 @@ void gf_bench_print_text(const gf_bench_table *b, FILE *f)
 {
     gf_table_text(&b->t, bench_cols, NCOLS, "", f);
     if (b->t.copy_gbps > 0)
-        fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up; "
-                   "floor = bytes moved at %.0f GB/s (copy)\n",
+        fprintf(f, "device: %s, driver %s, CUDA runtime %s; median of %d runs after a warm-up "
+                   "(fewer where a row says); floor = bytes moved at %.0f GB/s (copy)\n",
                 b->device, b->driver, b->runtime, b->reps, b->t.copy_gbps);
     else
         fprintf(f, "device: %s; median of %d runs after a warm-up\n", b->device, b->reps);
@@ -86,6 +88,15 @@ static gf_row *add(bench *b, const char *experiment, const char *variant, double
 {
     gf_row *r = gf_table_add(&b->t.t, experiment, variant, ms, bytes);
     gf_table_check(&b->t.t, r, check);
+    return r;
+}
+
+/* Marks r as timed `runs` times where a slow step ran fewer than --reps
+ * (gf_gpu_time's limits). */
+static gf_row *runs_of(bench *b, gf_row *r, int runs)
+{
+    if (runs > 0 && runs < b->t.reps)
+        r->runs = runs;
     return r;
 }
 
@@ -171,9 +182,13 @@ static int bench_stage(bench *b, const char *exp, const gf_stage *s, const gf_im
     if (!cpu.match)
         fprintf(stderr, "gpufilt: bench: %s\n", cpu.why);
     for (int v = 0; b->gpu && s->ops->variants[v].name; v++) {
-        gf_row *r = add(b, exp, s->ops->variants[v].name, res[v].ms, bytes, res[v].match);
+        gf_row *r = runs_of(b, add(b, exp, s->ops->variants[v].name, res[v].ms, bytes,
+                                   res[v].inexact ? -1 : res[v].match),
+                            res[v].runs);
         r->speedup = res[0].ms / res[v].ms;
-        if (!res[v].match)
+        if (res[v].inexact)
+            gf_table_inexact(r, res[v].max_diff, res[v].ndiff, res[v].nsamples);
+        else if (!res[v].match)
             fprintf(stderr, "gpufilt: bench: %s\n", res[v].why);
     }
     return 0;
@@ -210,10 +225,13 @@ static int bench_peer_image(bench *b, const char *exp, const char *name, const g
         for (x = 0; ok && x < got.width; x++)
             for (c = 0; ok && c < got.channels; c++)
                 ok = abs((int)gf_sample(&got, x, y, c) - (int)gf_sample(want, x, y, c)) <= tol;
-    add(b, exp, name, ms,
-        (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
-            (double)want->width * want->height * (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
-        tol < 0 ? -1 : ok);
+    runs_of(b,
+            add(b, exp, name, ms,
+                (double)img->width * img->height * (double)GF_PIXEL_BYTES(is.channels, is.bits) +
+                    (double)want->width * want->height *
+                        (double)GF_PIXEL_BYTES(ws.channels, ws.bits),
+                tol < 0 ? -1 : ok),
+            gf_gpu_time_runs(b->gpu));
 out:
     gf_dimage_free(&in);
     gf_dimage_free(&out);
@@ -238,6 +256,55 @@ static int npp_transpose_fn(launch *l, void *stream)
 static int npp_rotate180_fn(launch *l, void *stream)
 {
     return gf_npp_rotate180(l->in, l->out, stream);
+}
+
+static int npp_resize_fn(launch *l, void *stream)
+{
+    return gf_npp_resize(l->in, l->out, l->i0, l->i1, l->i2, stream);
+}
+
+static int npp_copy_fn(launch *l, void *stream)
+{
+    return gf_npp_copy(l->in, l->out, l->i0, l->i1, l->i2, l->i3, stream);
+}
+
+/* NPP's counterpart of a resize or crop configuration in *l (*tol as
+ * bench_peer_image takes it): 1, or 0 where NPP has none. Resize: the
+ * filters NPP has (bilinear, bicubic, lanczos; box as super sampling, when
+ * shrinking), its own rules: timed, not compared. Crop: nppiCopy of the
+ * region, compared. */
+static int npp_geometry_peer(bench *b, const gf_stage *s, const gf_image *img, launch *l,
+                             int *tol)
+{
+    if (s->ops == gf_stage_find("resize") && gf_npp_resize) {
+        const gf_resize_filter f = GF_CPARAMS(s, gf_resize_params)->filter;
+        if (gf_resize_size(s, img->width, img->height, &l->i0, &l->i1))
+            return 0;
+        switch (f) {
+        case GF_FILTER_BILINEAR: l->i2 = GF_NPP_LINEAR; break;
+        case GF_FILTER_BICUBIC: l->i2 = GF_NPP_CUBIC; break;
+        case GF_FILTER_LANCZOS: l->i2 = GF_NPP_LANCZOS; break;
+        case GF_FILTER_BOX:
+            if (l->i0 >= img->width || l->i1 >= img->height)
+                return 0;
+            l->i2 = GF_NPP_SUPER;
+            break;
+        default: return 0;
+        }
+        l->fn = npp_resize_fn;
+        *tol = -1;
+        note(b, "npp resize: nppiResize with NPPI_INTER_LINEAR, _CUBIC, _LANCZOS (and _SUPER for "
+                "box), NPP's own rules; timed, not compared");
+        return 1;
+    }
+    if (s->ops == gf_stage_find("crop") && gf_npp_copy) {
+        if (gf_crop_of(s, img->width, img->height, &l->i0, &l->i1, &l->i2, &l->i3))
+            return 0;
+        l->fn = npp_copy_fn;
+        *tol = 0;
+        return 1;
+    }
+    return 0;
 }
 
 /* NPP's counterpart of a neighbourhood stage's configuration in *l (the
@@ -302,9 +369,66 @@ static int npp_stencil_peer(bench *b, const gf_stage *s, const gf_image *img, la
     return 0;
 }
 
+static int npp_lut_fn(launch *l, void *stream)
+{
+    return gf_npp_lut(l->in, l->out, l->p0, stream);
+}
+
+static int npp_equalize_fn(launch *l, void *stream)
+{
+    return gf_npp_equalize(l->in, l->out, stream);
+}
+
+/* NPP's peers of the tone stages, compared exactly: for level, gamma and
+ * negate nppiLUTPalette with s's own table (s's gold on a ramp of every
+ * sample value, uploaded before the timing); for equalize NPP's histogram,
+ * OpenCV's table on the host and nppiLUTPalette (gf_npp_equalize). */
+static int bench_npp_tone(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
+{
+    const char *name = s->ops->name;
+    const int nb = img->bits == 8 ? 256 : 65536;
+    const size_t bytes = (size_t)nb * (size_t)(img->bits / 8);
+    launch l = {0};
+    gf_image want, ramp, table;
+    gf_dimage dtable;
+    int rc = 0;
+
+    memset(&dtable, 0, sizeof dtable);
+    if (!strcmp(name, "equalize") && gf_npp_equalize) {
+        l.fn = npp_equalize_fn;
+    } else if ((!strcmp(name, "level") || !strcmp(name, "gamma") || !strcmp(name, "negate")) &&
+               gf_npp_lut) {
+        if ((rc = gf_image_alloc(&ramp, nb, 1, 1, img->bits)))
+            return rc;
+        for (int v = 0; v < nb; v++)
+            gf_sample_set(&ramp, v, 0, 0, (unsigned)v);
+        rc = gf_stage_run_cpu(s, 1, &ramp, &table, NULL, NULL);
+        gf_image_free(&ramp);
+        if (rc)
+            return rc;
+        if ((rc = gf_dimage_alloc(b->gpu, &dtable, bytes)) == 0)
+            rc = gf_gpu_put(b->gpu, dtable.data, table.data, bytes);
+        gf_image_free(&table);
+        if (rc)
+            goto out;
+        l.fn = npp_lut_fn;
+        l.p0 = dtable.data;
+    } else {
+        return 0;
+    }
+    if ((rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL)) == 0) {
+        rc = bench_peer_image(b, exp, "npp", img, &want, 0, &l);
+        gf_image_free(&want);
+    }
+out:
+    gf_dimage_free(&dtable);
+    return rc;
+}
+
 /* NPP's counterpart of an image stage configuration, where built in: the
- * box filter (replicate only), transpose and the mirror about both axes, in
- * the layouts NPP has them for here (_8u_C1R, _8u_C3R, _16u_C1R). */
+ * neighbourhood filters, the box filter (replicate only), transpose, the
+ * mirror about both axes, resize and crop, in the layouts NPP has them for
+ * here (_8u_C1R, _8u_C3R, _16u_C1R). */
 static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_image *img)
 {
     launch l = {0};
@@ -313,9 +437,11 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
 
     if (!gf_npp_box || !(img->channels == 1 || (img->channels == 3 && img->bits == 8)))
         return 0;
+    if (!strcmp(s->ops->group, "tone"))
+        return bench_npp_tone(b, exp, s, img);
     if ((rc = npp_stencil_peer(b, s, img, &l, &tol)) < 0)
         return rc;
-    if (rc == 1) {
+    if (rc == 1 || npp_geometry_peer(b, s, img, &l, &tol)) {
         /* l and tol set */
     } else if (s->ops == gf_stage_find("mean") &&
         GF_CPARAMS(s, gf_mean_params)->border.mode == GF_BORDER_REPLICATE &&
@@ -333,7 +459,15 @@ static int bench_npp(bench *b, const char *exp, const gf_stage *s, const gf_imag
     } else {
         return 0;
     }
-    if ((rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL)))
+    if (tol < 0) { /* not compared: the output's shape alone */
+        const gf_shape is = gf_image_shape(img);
+        gf_shape os;
+        gf_stage_out_shape(s, &is, &os);
+        rc = gf_image_alloc_shape(&want, &os);
+    } else {
+        rc = gf_stage_run_cpu(s, 1, img, &want, NULL, NULL);
+    }
+    if (rc)
         return rc;
     rc = bench_peer_image(b, exp, "npp", img, &want, tol, &l);
     gf_image_free(&want);
@@ -734,7 +868,7 @@ static int bench_jpeg_exp(bench *b, const char *group)
                          b->t.reps < 5 ? b->t.reps : 5);
 }
 
-#define MAX_EXPERIMENTS 16
+#define MAX_EXPERIMENTS 24
 #define DEFAULT_PHOTOS 256 /* jpeg: generated photos */
 
 typedef struct experiment {
@@ -933,6 +1067,7 @@ int gf_bench_main(int argc, char **argv)
     }
     gf_gpu_close(b->gpu);
 done:
+    gf_table_free(&b->t.t);
     free(b);
     return status;
 }

@@ -121,6 +121,23 @@ static const gf_stage_opt report_opts[] = {
     {NULL, NULL, NULL, 0, NULL},
 };
 
+/* 1 when a stage option's argument is optional: its name is in brackets
+ * ("[LOW[,HIGH]]"). */
+static int optional_arg(const gf_stage_opt *o)
+{
+    return o->arg && o->arg[0] == '[';
+}
+
+/* 1 when word is an optional argument's value: it starts with a digit, '.'
+ * or ',', or with '-' and a digit. So `--clahe -1` gives CLIP -1 (refused),
+ * while `--clahe --mean 3`, `--clahe -o out.png` and `--clahe in.png` give
+ * none. */
+static int optional_value(const char *word)
+{
+    const char *w = word[0] == '-' ? word + 1 : word;
+    return (*w >= '0' && *w <= '9') || (w == word && (*w == '.' || *w == ','));
+}
+
 /* Every stage option, with the first stage kind that lists it (NULL: any
  * report stage). Stage kinds that list an option of the same name share it
  * (the stencil stages' --border): it applies to each of them. */
@@ -656,15 +673,25 @@ int gf_cli_parse(int argc, char **argv, gf_plan *p)
     }
     for (int i = 0; i < nmap && n < MAX_OPTS; i++)
         longopts[n++] = (struct option){map[i].opt->name,
-                                        map[i].opt->arg ? required_argument : no_argument, NULL,
-                                        O_STAGE + i};
+                                        optional_arg(map[i].opt) ? optional_argument
+                                        : map[i].opt->arg        ? required_argument
+                                                                 : no_argument,
+                                        NULL, O_STAGE + i};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     opterr = 0;
     optind = 0; /* 0: glibc starts afresh (parsing may run more than once) */
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        if (c >= O_STAGE)
+        if (c >= O_STAGE) {
+            /* an optional value is the next word when it looks like one (getopt
+             * takes only --opt=VALUE); taking it moves optind past it, as getopt
+             * does for a required argument, so its permutation of the operands
+             * stays right */
+            if (optional_arg(map[c - O_STAGE].opt) && !optarg && optind < argc &&
+                optional_value(argv[optind]))
+                optarg = argv[optind++];
             rc = stage_option(&ps, &map[c - O_STAGE], optarg);
+        }
         else if (c == ':')
             rc = gf_err(GF_EUSAGE, NULL, "option %s needs an argument", argv[optind - 1]);
         else if (c == '?')

@@ -1,6 +1,7 @@
 /* geometry.c - ImageMagick 6's resize and crop geometry (see geometry.h). */
 #include "geometry.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,7 +16,15 @@
  * fits many times over. */
 #define NUMBER_MAX 40
 
-static const char RESIZE_FORMS[] = "a size must be W, xH, WxH or N%, with ! ^ > or <";
+/* The longest geometry taken, without its spaces and flags. */
+#define GEOMETRY_MAX 96
+
+/* ImageMagick's MagickEpsilon (magick/magick-type.h): the area's slack and
+ * PerceptibleReciprocal's floor. */
+#define MAGICK_EPSILON 1.0e-12
+
+static const char RESIZE_FORMS[] =
+    "a size must be W, Wx, xH, WxH, N%, A@ or W:H, with ! ^ > or <";
 static const char CROP_FORMS[] = "a crop must be WxH or WxH+X+Y (X and Y may be negative)";
 
 /* Writes "reason, not 's'" to why (n bytes) when there is room; returns -1. */
@@ -79,90 +88,117 @@ static size_t scan_number(const char *s, double *v)
     return i;
 }
 
-/* One side of a resize geometry at *p: a number, then an optional '%' (which
- * sets *percent). Returns 0, advancing *p, or -1 where there is no number. */
-static int scan_side(const char **p, double *v, int *percent)
+/* Whether c is a resize flag; sets its bit in *f. */
+static int take_flag(char c, unsigned *f, int *percent)
 {
-    size_t k = scan_number(*p, v);
-    if (!k)
-        return -1;
-    *p += k;
-    if (**p == '%') {
-        *percent = 1;
-        (*p)++;
+    switch (c) {
+    case '%': *percent = 1; return 1;
+    case '!': *f |= GF_GEOM_EXACT; return 1;
+    case '^': *f |= GF_GEOM_COVER; return 1;
+    case '>': *f |= GF_GEOM_SHRINK; return 1;
+    case '<': *f |= GF_GEOM_ENLARGE; return 1;
+    case '@': *f |= GF_GEOM_AREA; return 1;
+    default: return 0;
     }
+}
+
+/* An offset at *p: one sign, then a number. Returns 0, advancing *p, or -1. */
+static int scan_offset(const char **p)
+{
+    double v;
+    size_t k;
+
+    if (**p != '+' && **p != '-')
+        return -1;
+    if (!(k = scan_number(*p + 1, &v)))
+        return -1;
+    *p += 1 + k;
     return 0;
 }
 
 int gf_geometry_parse(const char *s, gf_geometry *g, char *why, size_t n)
 {
-    const char *p = s, *sep;
+    char t[GEOMETRY_MAX + 1];
+    const char *p = t;
     gf_geometry r = {0, 0, 0};
+    size_t k = 0;
     int percent = 0;
 
     if (why && n)
         why[0] = 0;
     if (!s || !g)
         return refuse(why, n, "", "%s", RESIZE_FORMS);
-    sep = strpbrk(s, "xX");
-    if (*s == '-' || (sep && sep[1] == '-'))
+    /* As ImageMagick's GetGeometry: spaces dropped, the flags taken from
+     * wherever they stand (each may repeat), the rest read as sizes. */
+    for (const char *c = s; *c; c++) {
+        if (isspace((unsigned char)*c) || take_flag(*c, &r.flags, &percent))
+            continue;
+        if (k == GEOMETRY_MAX)
+            return refuse(why, n, s, "a size must be at most %d characters", GEOMETRY_MAX);
+        t[k++] = *c;
+    }
+    t[k] = 0;
+    if (*p == '-')
         return refuse(why, n, s, "a size cannot be negative");
     if (*p != 'x' && *p != 'X') {
-        if (scan_side(&p, &r.w, &percent))
+        size_t m = scan_number(p, &r.w);
+        if (!m)
             return refuse(why, n, s, "%s", RESIZE_FORMS);
+        p += m;
         r.flags |= GF_GEOM_W;
     }
-    if (*p == 'x' || *p == 'X') {
-        p++;
-        if (scan_side(&p, &r.h, &percent))
+    if (*p == ':' || *p == 'x' || *p == 'X') {
+        const int ratio = *p++ == ':';
+        size_t m;
+        if (*p == '-')
+            return refuse(why, n, s, "a size cannot be negative");
+        if ((m = scan_number(p, &r.h))) {
+            p += m;
+            r.flags |= GF_GEOM_H;
+        } else if (ratio) {
             return refuse(why, n, s, "%s", RESIZE_FORMS);
-        r.flags |= GF_GEOM_H;
-    }
-    for (; *p; p++) {
-        unsigned f;
-        switch (*p) {
-        case '%':
-            if (percent)
-                return refuse(why, n, s, "%s (each flag once)", RESIZE_FORMS);
-            percent = 1;
-            continue;
-        case '!':
-            f = GF_GEOM_EXACT;
-            break;
-        case '^':
-            f = GF_GEOM_COVER;
-            break;
-        case '>':
-            f = GF_GEOM_SHRINK;
-            break;
-        case '<':
-            f = GF_GEOM_ENLARGE;
-            break;
-        default:
-            return refuse(why, n, s, "%s", RESIZE_FORMS);
+        } else if (!*p) {
+            r.flags |= GF_GEOM_OPEN;
         }
-        if (r.flags & f)
-            return refuse(why, n, s, "%s (each flag once)", RESIZE_FORMS);
-        r.flags |= f;
+        if (ratio)
+            r.flags |= GF_GEOM_RATIO;
     }
+    /* after an 'x' or ':', an offset, +X+Y or +X, which a resize ignores
+     * as convert does (without one, convert reads "10+5" as no size) */
+    for (int i = 0; i < 2 && p > t && (*p == '+' || *p == '-') && strpbrk(t, "xX:"); i++)
+        if (scan_offset(&p))
+            return refuse(why, n, s, "%s", RESIZE_FORMS);
+    if (*p || !(r.flags & (GF_GEOM_W | GF_GEOM_H)))
+        return refuse(why, n, s, "%s", RESIZE_FORMS);
+    if ((r.flags & GF_GEOM_RATIO) && (percent || (r.flags & GF_GEOM_AREA)))
+        return refuse(why, n, s, "an aspect ratio W:H takes no %% or @");
+    if ((r.flags & GF_GEOM_AREA) && (percent || !(r.flags & GF_GEOM_W)))
+        return refuse(why, n, s, "an area A@ is a number of pixels before the @");
     if (percent)
         r.flags |= GF_GEOM_PERCENT;
-    /* As ImageMagick: one percent sign makes both sides percent, and N% alone
-     * scales both sides by N. */
+    /* As ImageMagick: one percent sign makes both sides percent, and N% (or
+     * N%x) alone scales both sides by N. */
     if (percent && !(r.flags & GF_GEOM_H)) {
         r.h = r.w;
         r.flags |= GF_GEOM_H;
     }
-    for (int k = 0; k < 2; k++) {
-        double v = k ? r.h : r.w;
-        if (!(r.flags & (k ? GF_GEOM_H : GF_GEOM_W)))
+    for (int i = 0; i < 2; i++) {
+        const double v = i ? r.h : r.w;
+        const double max = !i && (r.flags & GF_GEOM_AREA) ? GF_GEOM_AREA_MAX : GF_GEOM_MAX;
+        if (!(r.flags & (i ? GF_GEOM_H : GF_GEOM_W)))
             continue;
-        if (!(v <= GF_GEOM_MAX))
-            return refuse(why, n, s, "a size must be at most %d %s", GF_GEOM_MAX,
-                          percent ? "percent" : "pixels");
-        if (percent ? v <= 0 : floor(v + 0.5) < 1)
-            return refuse(why, n, s, "a size must be %s",
-                          percent ? "above 0%" : "at least 1 pixel (0.5 rounds up to 1)");
+        if (!(v <= max))
+            return refuse(why, n, s, "a %s must be at most %.0f%s",
+                          r.flags & GF_GEOM_RATIO ? "ratio's term" : "size", max,
+                          percent                    ? " percent"
+                          : r.flags & GF_GEOM_RATIO ? ""
+                                                     : " pixels");
+        if (percent || (r.flags & GF_GEOM_RATIO) ? v <= 0 : floor(v + 0.5) < 1)
+            return refuse(why, n, s, "a %s must be %s",
+                          r.flags & GF_GEOM_RATIO ? "ratio's term" : "size",
+                          percent                    ? "above 0%"
+                          : r.flags & GF_GEOM_RATIO ? "above 0"
+                                                     : "at least 1 pixel (0.5 rounds up to 1)");
     }
     *g = r;
     return 0;
@@ -174,58 +210,93 @@ static double round_side(double v)
     return floor(v + 0.5);
 }
 
+/* ImageMagick's PerceptibleReciprocal: 1 / x, or +-1 / MAGICK_EPSILON for
+ * an x nearer 0 than that. */
+static double reciprocal(double x)
+{
+    const double sign = x < 0.0 ? -1.0 : 1.0;
+    return sign * x >= MAGICK_EPSILON ? 1.0 / x : sign / MAGICK_EPSILON;
+}
+
 int gf_geometry_resize(const gf_geometry *g, int w, int h, int *ow, int *oh)
 {
     const unsigned f = g ? g->flags : 0;
-    const double fw = w, fh = h; /* the input, "former", size */
+    double fw = w, fh = h; /* the "former" size: the input's, then what % or W:H made */
     double rw, rh;
 
     if (!g || !ow || !oh || w < 1 || h < 1 || !(f & (GF_GEOM_W | GF_GEOM_H)))
         return -1;
+    /* The sides as GetGeometry leaves them: xH gives a width of 0 and an
+     * 'x' with nothing after it a height of 0; W alone keeps the height. */
+    rw = f & GF_GEOM_W ? round_side(g->w) : 0.0;
+    rh = f & GF_GEOM_H ? round_side(g->h) : f & GF_GEOM_OPEN ? 0.0 : fh;
     if (f & GF_GEOM_PERCENT) {
         /* A missing side's percent: 100 for the width, the width's for the
-         * height. The flags ! ^ > < change nothing here, as in ImageMagick,
-         * where the percent size becomes the size they compare with. */
-        double px = f & GF_GEOM_W ? g->w : 100.0;
-        double py = f & GF_GEOM_H ? g->h : px;
-        rw = floor(px * fw / 100.0 + 0.5);
-        rh = floor(py * fh / 100.0 + 0.5);
-    } else {
-        /* The sides given; for xH, ImageMagick's parser leaves the width 0,
-         * which matters only to the "same size as the input" test below. */
-        double gw = f & GF_GEOM_W ? round_side(g->w) : 0.0;
-        double gh = f & GF_GEOM_H ? round_side(g->h) : fh;
-        if ((f & GF_GEOM_EXACT) || (gw == fw && gh == fh)) {
-            rw = f & GF_GEOM_W ? gw : fw;
-            rh = f & GF_GEOM_H ? gh : fh;
+         * height. */
+        const double px = f & GF_GEOM_W ? g->w : 100.0;
+        const double py = f & GF_GEOM_H ? g->h : px;
+        fw = rw = floor(px * fw / 100.0 + 0.5);
+        fh = rh = floor(py * fh / 100.0 + 0.5);
+    }
+    if (f & GF_GEOM_RATIO) {
+        /* The former size squeezed to the ratio W:H along one side. */
+        const double ratio = g->w * reciprocal(g->h), image = fw * reciprocal(fh);
+        if (ratio >= image) {
+            rw = fw;
+            rh = floor(reciprocal(ratio) * fh * image + 0.5);
         } else {
-            double scale;
-            if ((f & GF_GEOM_W) && (f & GF_GEOM_H)) {
-                /* fit inside WxH, or with ^ cover it */
-                scale = gw / fw;
-                if (f & GF_GEOM_COVER ? scale < gh / fh : scale > gh / fh)
-                    scale = gh / fh;
-            } else if (f & GF_GEOM_W) {
-                /* the width W; with ^ the shorter side W */
-                scale = gw / fw;
-                if ((f & GF_GEOM_COVER) && scale < gw / fh)
-                    scale = gw / fh;
-            } else {
-                scale = gh / fh;
-                if ((f & GF_GEOM_COVER) && scale < gh / fw)
-                    scale = gh / fw;
-            }
-            rw = fmax(floor(scale * fw + 0.5), 1.0);
-            rh = fmax(floor(scale * fh + 0.5), 1.0);
+            rw = floor(reciprocal(image) * fw * ratio + 0.5);
+            rh = fh;
         }
-        /* > and < clamp each side to the input's on its own. */
-        if (f & GF_GEOM_SHRINK) {
-            rw = fmin(rw, fw);
-            rh = fmin(rh, fh);
+        fw = rw;
+        fh = rh;
+    }
+    if ((f & GF_GEOM_EXACT) || (rw == fw && rh == fh)) {
+        /* As given; a size equal to the former one stays, so a percent or
+         * a ratio is final here, and ! ^ do nothing to it. */
+        if (!(f & GF_GEOM_W))
+            rw = fw;
+        if (!(f & GF_GEOM_H))
+            rh = fh;
+    } else {
+        double scale;
+        if ((f & GF_GEOM_W) && (f & GF_GEOM_H)) {
+            /* fit inside WxH, or with ^ cover it */
+            scale = rw / fw;
+            if (f & GF_GEOM_COVER ? scale < rh / fh : scale > rh / fh)
+                scale = rh / fh;
+        } else if (f & GF_GEOM_W) {
+            /* the width W; with ^ the shorter side W */
+            scale = rw / fw;
+            if ((f & GF_GEOM_COVER) && scale < rw / fh)
+                scale = rw / fh;
+        } else {
+            scale = rh / fh;
+            if ((f & GF_GEOM_COVER) && scale < rh / fw)
+                scale = rh / fw;
         }
-        if (f & GF_GEOM_ENLARGE) {
-            rw = fmax(rw, fw);
-            rh = fmax(rh, fh);
+        rw = fmax(floor(scale * fw + 0.5), 1.0);
+        rh = fmax(floor(scale * fh + 0.5), 1.0);
+    }
+    /* > and < clamp each side to the former one on its own. */
+    if (f & GF_GEOM_SHRINK) {
+        rw = fmin(rw, fw);
+        rh = fmin(rh, fh);
+    }
+    if (f & GF_GEOM_ENLARGE) {
+        rw = fmax(rw, fw);
+        rh = fmax(rh, fh);
+    }
+    if (f & GF_GEOM_AREA) {
+        /* At most A pixels: the former size scaled by sqrt(A / its area),
+         * truncated, where that is below the size so far on either side
+         * (so A@ enlarges a smaller image too). */
+        const double area = g->w + sqrt(MAGICK_EPSILON), distance = sqrt(fw * fh);
+        const double sx = fw * reciprocal(distance * reciprocal(sqrt(area)));
+        const double sy = fh * reciprocal(distance * reciprocal(sqrt(area)));
+        if (sx < rw || sy < rh) {
+            rw = floor(sx);
+            rh = floor(sy);
         }
     }
     if (!(rw >= 1 && rh >= 1 && rw <= INT_MAX && rh <= INT_MAX))

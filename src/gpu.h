@@ -154,8 +154,17 @@ int gf_gpu_timer_stop(gf_gpu *g, double *ms);
 typedef int (*gf_timed_fn)(void *ctx, void *stream);
 
 /* Runs fn once to warm up, then `reps` times, each between CUDA events;
- * *median_ms receives the median in ms. Errors: as fn's, or GF_EINTERNAL. */
+ * *median_ms receives the median in ms. The warm-up is timed too, and a
+ * slow fn runs fewer times: once (the warm-up's time) where the warm-up
+ * took GF_TIME_ONCE_MS or more, else at most GF_TIME_BUDGET_MS / (the
+ * warm-up's ms) times, at least once; gf_gpu_time_runs(g) then says how
+ * many. Errors: as fn's, or GF_EINTERNAL. */
+#define GF_TIME_ONCE_MS 1000.0
+#define GF_TIME_BUDGET_MS 1000.0
 int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms);
+
+/* The runs whose median g's last gf_gpu_time gave (0 before any). */
+int gf_gpu_time_runs(const gf_gpu *g);
 
 /* Device-to-device copy of `bytes` bytes on g's stream (for the bandwidth
  * floor), src and dst device pointers. */

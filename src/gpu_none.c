@@ -39,6 +39,7 @@ int gf_gpu_put(gf_gpu *g, void *dst, const void *src, size_t bytes) { (void)g, (
 int gf_gpu_timer_start(gf_gpu *g) { (void)g; return NO_GPU; }
 int gf_gpu_timer_stop(gf_gpu *g, double *ms) { (void)g, (void)ms; return NO_GPU; }
 int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms) { (void)g, (void)reps, (void)fn, (void)ctx, (void)median_ms; return NO_GPU; }
+int gf_gpu_time_runs(const gf_gpu *g) { (void)g; return 0; }
 int gf_gpu_copy(gf_gpu *g, void *dst, const void *src, size_t bytes) { (void)g, (void)dst, (void)src, (void)bytes; return NO_GPU; }
 void *gf_gpu_stream(gf_gpu *g) { (void)g; return NULL; }
 

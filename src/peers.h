@@ -61,6 +61,27 @@ enum { GF_NPP_GAUSS, GF_NPP_MEDIAN, GF_NPP_ERODE, GF_NPP_DILATE, GF_NPP_SOBEL, G
        GF_NPP_CONV };
 int gf_npp_stencil(int kind, const gf_dimage *in, gf_dimage *out, int k, const int *kernel,
                    int divisor, void *stream) GF_WEAK;
+/* nppiResize of in (the whole image) to ow x oh (out shaped so) with
+ * NPP's interpolation of `filter`: NPPI_INTER_LINEAR, _CUBIC, _LANCZOS or
+ * _SUPER (super sampling: shrinking only). NPP's own rules, not Pillow's:
+ * timed, not compared. */
+enum { GF_NPP_LINEAR, GF_NPP_CUBIC, GF_NPP_LANCZOS, GF_NPP_SUPER };
+int gf_npp_resize(const gf_dimage *in, gf_dimage *out, int ow, int oh, int filter,
+                  void *stream) GF_WEAK;
+/* nppiCopy of the w x h region of in from column x, row y into out (shaped
+ * w x h): the crop. */
+int gf_npp_copy(const gf_dimage *in, gf_dimage *out, int x, int y, int w, int h,
+                void *stream) GF_WEAK;
+/* The tone stages' peers: nppiLUTPalette (the whole table, exact; NPP's
+ * nppiLUT maps ranges between levels and nppiLUT_Linear interpolates), the
+ * same device table for each channel (256 or 65536 entries of the image's
+ * depth at `table`). */
+int gf_npp_lut(const gf_dimage *in, gf_dimage *out, const void *table, void *stream) GF_WEAK;
+/* Equalisation from NPP's pieces: nppiHistogramEven, OpenCV's equalizeHist
+ * table from it on the host (src/stages/tone.h's rule; the histogram comes
+ * down and the tables go up, waiting for the stream), nppiLUTPalette with a
+ * table a channel. Scratch buffers are kept between calls. */
+int gf_npp_equalize(const gf_dimage *in, gf_dimage *out, void *stream) GF_WEAK;
 /* cublasSgemm of the row-major C = A B above (FP32, default math mode). */
 int gf_cublas_sgemm(const float *a, const float *b, float *c, int m, int n, int k,
                     void *stream) GF_WEAK;

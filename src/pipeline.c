@@ -27,6 +27,27 @@ int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y, int *c)
     return 0;
 }
 
+int gf_image_error(const gf_image *a, const gf_image *b, unsigned *max_diff, double *ndiff)
+{
+    *max_diff = 0;
+    *ndiff = 0;
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->bits != b->bits)
+        return -1;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++)
+            for (int c = 0; c < a->channels; c++) {
+                const unsigned u = gf_sample(a, x, y, c), v = gf_sample(b, x, y, c);
+                const unsigned d = u > v ? u - v : v - u;
+                if (d) {
+                    *ndiff += 1;
+                    if (d > *max_diff)
+                        *max_diff = d;
+                }
+            }
+    return 0;
+}
+
 void gf_output_free(gf_output *o)
 {
     gf_image_free(&o->img);
@@ -49,20 +70,36 @@ int gf_stage_reference(const gf_stage *s, const gf_image *host, gf_output *ref, 
     return rc;
 }
 
-/* Compares got with the reference; sets r->match and r->why. */
-static void check_output(const gf_stage *s, const char *variant, const gf_output *got,
-                         const gf_output *ref, gf_variant_result *r)
+/* Compares got with the reference; sets r->match and r->why, and for an
+ * inexact variant (inexact != 0) its difference (r->inexact and after). */
+static void check_output(const gf_stage *s, const char *variant, int inexact,
+                         const gf_output *got, const gf_output *ref, gf_variant_result *r)
 {
     char label[48];
     int x, y, c;
 
     gf_stage_label(s, label, sizeof label);
     r->why[0] = 0;
+    r->runs = 0;
+    r->inexact = 0;
+    r->max_diff = 0;
+    r->ndiff = r->nsamples = 0;
     if (gf_stage_is_report(s)) {
         size_t i = 0;
         while (i < ref->n && i < got->n && got->vals[i] == ref->vals[i])
             i++;
         r->match = i == ref->n && got->n == ref->n;
+        if (inexact && got->n == ref->n) {
+            r->inexact = 1;
+            r->nsamples = (double)ref->n;
+            for (size_t j = 0; j < ref->n; j++) {
+                const uint32_t d = got->vals[j] > ref->vals[j] ? got->vals[j] - ref->vals[j]
+                                                               : ref->vals[j] - got->vals[j];
+                r->ndiff += d != 0;
+                if (d > r->max_diff)
+                    r->max_diff = d;
+            }
+        }
         if (!r->match)
             snprintf(r->why, sizeof r->why,
                      "%s: variant %s differs from the gold reference at [%zu]: %u, not %u", label,
@@ -70,6 +107,10 @@ static void check_output(const gf_stage *s, const char *variant, const gf_output
         return;
     }
     r->match = !gf_image_diff(&ref->img, &got->img, &x, &y, &c);
+    if (inexact && gf_image_error(&ref->img, &got->img, &r->max_diff, &r->ndiff) == 0) {
+        r->inexact = 1;
+        r->nsamples = (double)ref->img.width * ref->img.height * ref->img.channels;
+    }
     if (r->match)
         return;
     if (x < 0)
@@ -104,7 +145,7 @@ int gf_stage_check_cpu(const gf_stage *s, const gf_image *host, const gf_output 
         if (i >= 0)
             ms[i] = gf_now_ms() - t0;
         if (i == reps - 1)
-            check_output(s, "cpu", &got, ref, res);
+            check_output(s, "cpu", 0, &got, ref, res);
         gf_output_free(&got);
     }
     if (rc == 0)
@@ -171,7 +212,9 @@ int gf_stage_variants(gf_gpu *gpu, const gf_stage *s, const gf_dimage *src,
             (rc = gf_gpu_time(gpu, reps, launch_stage, &l, &res[v].ms)) ||
             (rc = fetch(gpu, s, src, l.out, &got)))
             break;
-        check_output(s, s->ops->variants[v].name, &got, ref, &res[v]);
+        check_output(s, s->ops->variants[v].name, gf_stage_variant_inexact(s->ops, v), &got,
+                     ref, &res[v]);
+        res[v].runs = gf_gpu_time_runs(gpu);
         if (gf_stage_is_report(s))
             free(got.vals); /* an image is a view of the pinned buffer */
     }
@@ -293,11 +336,31 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
     return mismatch ? GF_EINTERNAL : 0;
 }
 
+/* Replaces *im, a view of the pinned buffer (gf_gpu_download), by a copy
+ * of its own (zeroed on error). */
+static int own_image(gf_image *im)
+{
+    const size_t row = (size_t)im->width * GF_PIXEL_BYTES(im->channels, im->bits);
+    gf_image c;
+    int rc = gf_image_alloc(&c, im->width, im->height, im->channels, im->bits);
+
+    if (rc) {
+        memset(im, 0, sizeof *im);
+        return rc;
+    }
+    for (int y = 0; y < im->height; y++)
+        memcpy(c.data + (size_t)y * c.stride, im->data + (size_t)y * im->stride, row);
+    *im = c;
+    return 0;
+}
+
 /* --compare for one stage on the GPU: every variant from `src` into `dst`
  * (the chosen one) or `scratch`, checked against the gold on *host, and the
- * CPU path too. An image stage's reference output replaces *host; a report
- * stage's values become *result. Rows go to the compare table; *mismatch is
- * set (and the first difference recorded) on any difference. */
+ * CPU path too. An image stage's reference output replaces *host (where the
+ * chosen variant is inexact, its own output, which the next stage reads on
+ * the device); a report stage's values become *result. Rows go to the
+ * compare table; *mismatch is set (and the first difference recorded) on any
+ * difference of an exact variant; an inexact one's row gives its error. */
 static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *host,
                          const gf_dimage *src, gf_dimage *dst, gf_dimage *scratch,
                          gf_report *rep, double *chosen_ms, int *mismatch, gf_result *result)
@@ -319,13 +382,23 @@ static int compare_stage(const gf_stage *s, int chosen, gf_gpu *gpu, gf_image *h
     for (int v = 0; s->ops->variants[v].name; v++) {
         gf_row *row = gf_report_compare(rep, label, s->ops->variants[v].name, res[v].ms, bytes);
         row->speedup = res[0].ms / res[v].ms;
-        gf_table_check(&rep->compare, row, res[v].match);
-        if (!res[v].match && !*mismatch) {
+        if (res[v].inexact)
+            gf_table_inexact(row, res[v].max_diff, res[v].ndiff, res[v].nsamples);
+        else
+            gf_table_check(&rep->compare, row, res[v].match);
+        if (!res[v].match && !res[v].inexact && !*mismatch) {
             *mismatch = 1;
             gf_err(GF_EINTERNAL, NULL, "%s", res[v].why);
         }
     }
     *chosen_ms = res[chosen].ms;
+    if (gf_stage_variant_inexact(s->ops, chosen) && !gf_stage_is_report(s)) {
+        /* the stages after it start from what the device holds: the chosen
+         * inexact variant's image, not the gold's */
+        gf_output_free(&ref);
+        if ((rc = fetch(gpu, s, src, dst, &ref)) || (rc = own_image(&ref.img)))
+            return rc;
+    }
     take_output(s, &ref, host, result);
     return 0;
 }

@@ -65,6 +65,14 @@ typedef struct gf_variant_result {
     double ms;     /* median time, ms (CUDA events on the GPU, wall clock on the CPU) */
     int match;     /* 1 when bit-identical to the gold */
     char why[192]; /* the first difference, when not */
+    /* An inexact variant (gf_stage_ops.inexact) of the gold's shape: its
+     * difference is measured and reported, never a failure; 0 for the
+     * others, and for an inexact variant that gives the wrong shape. */
+    int inexact;
+    unsigned max_diff;      /* the largest absolute difference of a sample (or value) */
+    double ndiff, nsamples; /* samples (values) that differ, of all */
+    int runs;               /* the timed runs of ms (gf_gpu_time_runs: fewer for a slow
+                               variant); 0 on the CPU */
 } gf_variant_result;
 
 /* What one run of a stage produced on the host: an image (image stages) or
@@ -107,5 +115,10 @@ int gf_stage_check(gf_gpu *gpu, const gf_stage *s, const gf_image *img, const gf
  * *c; returns 1 if they differ (or differ in size or layout: *x, *y, *c
  * then -1), else 0. */
 int gf_image_diff(const gf_image *a, const gf_image *b, int *x, int *y, int *c);
+
+/* How far a and b (host, the same shape) differ: the largest absolute
+ * difference of a sample into *max_diff and the count of samples that
+ * differ into *ndiff. Returns 0, or -1 when their shapes differ. */
+int gf_image_error(const gf_image *a, const gf_image *b, unsigned *max_diff, double *ndiff);
 
 #endif

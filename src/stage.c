@@ -36,6 +36,14 @@ int gf_stage_nvariants(const gf_stage_ops *ops)
     return n;
 }
 
+int gf_stage_variant_inexact(const gf_stage_ops *ops, int v)
+{
+    for (const char *const *n = ops->inexact; n && *n; n++)
+        if (!strcmp(*n, ops->variants[v].name))
+            return 1;
+    return 0;
+}
+
 int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in)
 {
     const gf_default *d = s->ops->defaults;
@@ -45,7 +53,8 @@ int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in)
     for (; d && d->variant; d++)
         if (cc >= d->min_cc && (uint64_t)in->width * (uint64_t)in->height >= d->min_pixels) {
             int v = gf_stage_variant_index(s->ops, d->variant);
-            return v >= 0 ? v : 0;
+            /* an inexact variant is never a default */
+            return v >= 0 && !gf_stage_variant_inexact(s->ops, v) ? v : 0;
         }
     return 0;
 }

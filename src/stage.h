@@ -96,13 +96,18 @@ typedef enum gf_opt_kind {
 } gf_opt_kind;
 
 /* A long option that a stage owns. parse() fills s from the argument
- * (optarg, NULL for a flag): for GF_OPT_ADD a zeroed stage whose ops is
- * this descriptor, which parse may replace by a sibling (--rotate 180 is a
- * mirror); otherwise the stage to change, for which parse returns 1 when the
- * option does not apply to it. Errors: GF_EUSAGE with a message. */
+ * (optarg; NULL for a flag, and for an optional value that is absent): for
+ * GF_OPT_ADD a zeroed stage whose ops is this descriptor, which parse may
+ * replace by a sibling (--rotate 180 is a mirror); otherwise the stage to
+ * change, for which parse returns 1 when the option does not apply to it.
+ * Errors: GF_EUSAGE with a message. */
 typedef struct gf_stage_opt {
     const char *name; /* "mean" for --mean */
-    const char *arg;  /* the argument's name in --help ("3|5"); NULL: a flag */
+    /* The argument's name in --help ("3|5"); NULL: a flag. A name in
+     * brackets ("[LOW[,HIGH]]") makes the value optional: it is the next
+     * word when that word starts with a digit, '.' or ',', or with '-' and
+     * a digit, or what follows '=' (--opt=VALUE); see src/cli.c. */
+    const char *arg;
     const char *help; /* one line for --help */
     gf_opt_kind kind;
     int (*parse)(gf_stage *s, const char *arg);
@@ -157,6 +162,12 @@ struct gf_stage_ops {
     const char *group;         /* gpufilt bench experiment that runs it: "mean", "transpose" */
     const gf_stage_opt *opts;  /* its command-line options, ending with {NULL} */
     const gf_variant *variants; /* CUDA variants, ending with {NULL}; [0] the baseline */
+    /* The names of its inexact variants, ending with NULL (NULL: none): by
+     * design not bit-exact (texture filtering's 8-bit fractions), so that
+     * --compare, gpufilt bench and make test-gpu report their difference
+     * from the gold (the largest, and the count of samples that differ)
+     * instead of failing them; never a default, never the baseline. */
+    const char *const *inexact;
     const gf_default *defaults; /* default variant by device and size */
     /* The layouts it takes (GF_LAYOUT_BIT()s; 0: all eight). Every path,
      * CPU and CUDA, takes every one of them. */
@@ -247,9 +258,13 @@ int gf_stage_variant_index(const gf_stage_ops *ops, const char *name);
 /* Number of variants of ops. */
 int gf_stage_nvariants(const gf_stage_ops *ops);
 
+/* 1 when variant v of ops is inexact (ops->inexact names it), else 0. */
+int gf_stage_variant_inexact(const gf_stage_ops *ops, int v);
+
 /* The variant s runs on a device of compute capability cc (major * 10 +
  * minor) for an input of shape in: s->variant when set, else the first
- * matching row of ops->defaults (pixels counted as width x height), else 0. */
+ * matching row of ops->defaults (pixels counted as width x height) unless it
+ * names an inexact variant, else 0. */
 int gf_stage_pick(const gf_stage *s, int cc, const gf_shape *in);
 
 /* Output shape of s for an input of shape in (out may be in). */

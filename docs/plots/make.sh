@@ -1,12 +1,13 @@
 #!/bin/sh
 # make.sh - the README's plots: gpufilt's histogram and profile plots of two
 # samples, beside gnuplot's rendering of the same CSV (pngcairo, same size),
-# for comparison. Run from the repository root after `make`; needs gnuplot.
+# for comparison; a colour histogram; the moon's histogram after --equalize. Run from the repository root after `make`; needs gnuplot.
 set -eu
 d=docs/plots
 ./gpufilt samples/moon.png --hist $d/hist-moon.csv --hist $d/hist-moon.png -q
 ./gpufilt samples/text.png --rowsum $d/rowsum-text.csv --rowsum $d/rowsum-text.png -q
 ./gpufilt samples/astronaut.png --hist $d/hist-astronaut-rgb.png -q
+./gpufilt samples/moon.png --equalize --hist $d/hist-moon-equalized.png -q
 gnuplot <<GP
 set terminal pngcairo size 800,450 font "DejaVu Sans,10"
 set datafile separator ","

@@ -283,7 +283,8 @@ static int save(gf_worker *w, gf_job *j, const gf_image *img, const gf_dimage *d
                                .quality = p->jpeg_quality,
                                .compress = p->tiff_compress,
                                .lossless = p->webp_lossless,
-                               .meta = any && !p->strip ? &j->meta : NULL};
+                               .meta = any && !p->strip ? &j->meta : NULL,
+                               .name = strcmp(it->out, "-") ? it->out : "(stdout)"};
     unsigned char *buf;
     size_t len;
     int rc;
@@ -292,7 +293,7 @@ static int save(gf_worker *w, gf_job *j, const gf_image *img, const gf_dimage *d
         gf_meta_prepare(&j->meta, w->rep.out.channels, turns(j->stages, j->nstages));
     rc = dev ? w->gpu_encode(w, gpu, dev, p->jpeg_quality, &buf, &len)
              : gf_encode(img, &eo, &buf, &len);
-    if (rc == 0 && dev && eo.meta && (rc = gf_jpeg_add_meta(&buf, &len, eo.meta)))
+    if (rc == 0 && dev && eo.meta && (rc = gf_jpeg_add_meta(&buf, &len, eo.meta, eo.name)))
         free(buf);
     if (rc)
         return rc;

@@ -4,7 +4,9 @@
  * not: the pixel data is all there, the palette fits its bit depth and the
  * file, palette indices are inside it, and the sizes are sane. Top-down
  * files (negative height) are read. The image is RGB, or RGBA where stb
- * finds an alpha mask (32-bit pixels; all-zero alpha is taken as opaque). */
+ * finds an alpha mask (32-bit pixels; all-zero alpha is taken as opaque).
+ * A BITMAPV5HEADER's embedded ICC profile is kept (read_icc). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +132,43 @@ static unsigned max_index(const unsigned char *px, size_t rowbytes, int w, int h
     return m;
 }
 
+#define V5_HEADER 124              /* BITMAPV5HEADER's bytes */
+#define PROFILE_EMBEDDED 0x4d424544u /* bV5CSType 'MBED': an ICC profile in the file */
+#define PROFILE_LINKED 0x4c494e4bu   /* 'LINK': a profile's file name */
+
+/* A BITMAPV5HEADER's ICC profile (bV5CSType PROFILE_EMBEDDED; bV5ProfileData
+ * counts from the header's start, bV5ProfileSize bytes) kept in info->meta
+ * by meta.h's checks, or dropped with a warning: a linked profile (a file
+ * name), one larger than 16 MiB or past the end of the file. */
+static int read_icc(const char *name, const unsigned char *buf, size_t len, const bmp_header *h,
+                    gf_load_info *info)
+{
+    uint32_t type, at, size;
+    char why[120];
+
+    if (h->hsz != V5_HEADER)
+        return 0;
+    type = le32(buf + 14 + 56);
+    at = le32(buf + 14 + 112);
+    size = le32(buf + 14 + 116);
+    if (type == PROFILE_LINKED) {
+        gf_meta_warn(name, "ICC profile dropped: the BMP links to a profile's file, which is "
+                           "not read");
+        return 0;
+    }
+    if (type != PROFILE_EMBEDDED)
+        return 0;
+    if (size > GF_MAX_ICC_BYTES)
+        snprintf(why, sizeof why, "ICC profile dropped: larger than 16 MiB (%u bytes)", size);
+    else if ((uint64_t)14 + at + size > len)
+        snprintf(why, sizeof why, "ICC profile dropped: its %u bytes lie past the end of the file",
+                 size);
+    else
+        return gf_meta_keep_icc(&info->meta, name, buf + 14 + at, size);
+    gf_meta_warn(name, why);
+    return 0;
+}
+
 int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
                   int flags, gf_image *out, gf_load_info *info)
 {
@@ -139,7 +178,6 @@ int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const 
     unsigned char *px;
     size_t rowbytes, need;
 
-    (void)flags;
     info->format = "bmp";
     if (why)
         return gf_err(GF_EDATA, name, "%s", why);
@@ -164,5 +202,7 @@ int gf_decode_bmp(const char *name, const unsigned char *buf, size_t len, const 
     if ((rc = gf_image_alloc(out, w, h, comp, 8)) == 0)
         memcpy(out->data, px, (size_t)w * h * (size_t)comp); /* stride == w * comp */
     free(px);
+    if (rc == 0 && (flags & GF_DECODE_META))
+        rc = read_icc(name, buf, len, &hd, info);
     return rc;
 }

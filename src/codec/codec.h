@@ -109,9 +109,13 @@ int gf_format_check_name(const char *path, gf_format *fmt, int given);
  * at most GF_MAX_ICC_BYTES, whose header's size field (bytes 0-3,
  * big-endian) is its length and which has "acsp" at offset 36. exif: the
  * TIFF-structured EXIF ("II*\0" or "MM\0*", an IFD0 offset within it;
- * without JPEG's "Exif\0\0"), at most GF_MAX_EXIF_BYTES. Decoders drop
- * anything else with a warning on stderr, "gpufilt: NAME: ICC profile
- * dropped: REASON" (or "EXIF dropped"). */
+ * without JPEG's "Exif\0\0"), at most GF_MAX_EXIF_BYTES, whose directories
+ * and values lie within it (meta.h's gf_exif_check). Decoders drop anything
+ * else, and a profile whose colour space contradicts the image or whose
+ * container is broken (a PNG chunk's CRC, a TIFF tag past the end of the
+ * file, ...), with one warning line on stderr each, "gpufilt: NAME: ICC
+ * profile dropped: REASON" (or "EXIF dropped"), and decode the image as
+ * usual. */
 typedef struct gf_meta {
     unsigned char *icc;
     size_t icc_len;
@@ -140,7 +144,9 @@ typedef struct gf_encode_opts {
     int compress;  /* TIFF: a gf_tiff_compress */
     int lossless;  /* WebP: 1 lossless (every sample kept), 0 lossy at quality */
     const gf_meta *meta; /* written where the format holds it (JPEG: ICC, EXIF; PNG: iCCP,
-                            eXIf; TIFF: ICC; WebP: ICCP, EXIF); NULL: none */
+                            eXIf; TIFF: ICC, EXIF; WebP: ICCP, EXIF); NULL: none */
+    const char *name;    /* the output's name, in warnings about what meta loses there;
+                            NULL: "output" */
 } gf_encode_opts;
 
 /* What the decoder found. */
@@ -270,9 +276,11 @@ int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len
  * "ICC_PROFILE\0" segments of at most 65519 bytes of it each, numbered
  * from 1) to the JPEG in *buf (*len bytes, malloc'd: realloc'd here), right
  * after its SOI marker and a JFIF APP0 segment that follows it. A profile
- * over 255 segments is left out with a warning. m NULL or empty: nothing.
- * Returns 0, or GF_EINTERNAL out of memory (*buf and *len unchanged). */
-int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m);
+ * over 255 segments (16,707,345 bytes) is left out with the warning
+ * "gpufilt: NAME: ICC profile left out of the JPEG: ..." (name NULL:
+ * "output"). m NULL or empty: nothing. Returns 0, or GF_EINTERNAL out of
+ * memory (*buf and *len unchanged). */
+int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m, const char *name);
 
 /* gf_read_image + gf_decode (flags 0). */
 int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info *info);
@@ -291,8 +299,11 @@ int gf_load(const char *path, const gf_limits *lim, gf_image *out, gf_load_info 
  * alpha channel that is 255 throughout is left out). o->meta, when given,
  * adds its ICC profile and EXIF: JPEG APP1 Exif and APP2 ICC_PROFILE
  * segments after SOI and JFIF; PNG iCCP ("ICC Profile", zlib) and eXIf
- * chunks after IHDR; TIFF the ICC profile tag (no EXIF); WebP ICCP and EXIF
- * chunks (libwebpmux: an extended file); PNM and PAM nothing. Without
+ * chunks after IHDR; TIFF the ICC profile tag, and the EXIF as the image
+ * directory's picture tags and EXIF and GPS directories (libtiff's custom
+ * directories, written before the image's; tags libtiff will not take left
+ * out with a warning naming o->name); WebP ICCP and EXIF chunks
+ * (libwebpmux: an extended file); PNM and PAM nothing. Without
  * o->meta, or with an empty one, the bytes are as they were without
  * metadata. The bytes depend only on im and o. Errors: GF_EUSAGE when the format cannot hold the image
  * (gf_format_holds; WebP also refuses a side over 16383), GF_EINTERNAL (out

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "meta.h"
 #include "registry.h"
 
 static int unknown_format(const char *name)
@@ -72,6 +73,15 @@ int gf_decode(const char *name, const unsigned char *buf, size_t len, const gf_l
     } else {
         info->channels = out->channels;
         info->bits = out->bits;
+        /* a profile of another colour space than the file's image; a JPEG
+         * decoded as its luma alone keeps its colour profile, for the
+         * output to leave out; a format that stores gray as RGB may carry a
+         * gray profile (as Pillow and gpufilt write a gray image to WebP) */
+        if (!(flags & GF_DECODE_LUMA))
+            gf_meta_fit(&info->meta, name,
+                        (c->traits & GF_CODEC_GRAY_AS_RGB) && gf_meta_gray(&info->meta)
+                            ? 1
+                            : out->channels);
     }
     return rc;
 }

@@ -179,6 +179,8 @@ int gf_jpeg_gpu_candidate(const char *name, const unsigned char *buf, size_t len
         gf_meta_free(&info->meta); /* out of memory: the CPU decoder says so */
         return 0;
     }
+    if (!(flags & GF_DECODE_LUMA))
+        gf_meta_fit(&info->meta, name, colorspace == TJCS_GRAY ? 1 : 3);
     return 1;
 }
 
@@ -200,7 +202,7 @@ int gf_encode_jpeg(const gf_image *im, const gf_encode_opts *o, unsigned char **
     } else {
         memcpy(*out, buf, size);
         *len = size;
-        if ((rc = gf_jpeg_add_meta(out, len, o->meta))) {
+        if ((rc = gf_jpeg_add_meta(out, len, o->meta, o->name))) {
             free(*out);
             *out = NULL;
             *len = 0;
@@ -256,9 +258,11 @@ static int read_meta(const char *name, const unsigned char *buf, size_t len, gf_
             exif = 1;
             if ((rc = gf_meta_keep_exif(m, name, d + 6, n - 6)))
                 return rc;
-        } else if (mk == 0xe2 && n >= 14 && !memcmp(d, ICC_SIG, 12) && !bad) {
-            const unsigned i = d[12], c = d[13];
-            if (c == 0 || i == 0 || i > c || (count && c != count))
+        } else if (mk == 0xe2 && n >= 12 && !memcmp(d, ICC_SIG, 12) && !bad) {
+            const unsigned i = n >= 14 ? d[12] : 0, c = n >= 14 ? d[13] : 0;
+            if (n < 14)
+                bad = "an APP2 segment is cut short";
+            else if (c == 0 || i == 0 || i > c || (count && c != count))
                 bad = "its APP2 segments are misnumbered";
             else if (at[i])
                 bad = "an APP2 segment is repeated";
@@ -301,7 +305,7 @@ static void put16(unsigned char *p, size_t v)
     p[1] = (unsigned char)v;
 }
 
-int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m)
+int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m, const char *name)
 {
     size_t at = 2, extra = 0, nicc = 0;
     int icc = m && m->icc && m->icc_len;
@@ -311,7 +315,8 @@ int gf_jpeg_add_meta(unsigned char **buf, size_t *len, const gf_meta *m)
     if (icc) {
         nicc = (m->icc_len + ICC_CHUNK - 1) / ICC_CHUNK;
         if (nicc > 255) {
-            gf_meta_warn(NULL, "ICC profile left out of the JPEG: over 255 APP2 segments");
+            gf_meta_warn(name ? name : "output",
+                         "ICC profile left out of the JPEG: over 255 APP2 segments");
             icc = 0;
         }
     }

@@ -3,7 +3,9 @@
  * (the default levels, large images in parallel segments) or libdeflate
  * (stored, and levels 3 to 12). libspng checks every chunk's CRC, the IDAT stream's
  * Adler-32, palette indices against PLTE and tRNS against the colour type;
- * third_party/README.md says why it replaced stb_image for PNG. */
+ * third_party/README.md says why it replaced stb_image for PNG. The
+ * metadata chunks (iCCP, eXIf) are read here, from the file's bytes
+ * (find_meta). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,25 +197,199 @@ out:
     return rc;
 }
 
-/* The EXIF Orientation of a decoded file's eXIf chunk, and with
- * GF_DECODE_META in flags its iCCP profile (decompressed) and eXIf kept in
- * info->meta. */
-static int read_meta(spng_ctx *ctx, const char *name, int flags, gf_load_info *info)
+/* The metadata chunks, iCCP and eXIf, are read by gpufilt from the file's
+ * bytes rather than through libspng, which passes over a broken one in
+ * silence (a bad CRC, a profile that does not inflate, an eXIf with
+ * JPEG's "Exif\0\0" first) or fails the whole file for one over its chunk
+ * limits. They are found before libspng runs; what is dropped is hidden
+ * from it (it decodes a copy of the file without those chunks) and, once
+ * the image has decoded, said (with GF_DECODE_META). */
+#define MAX_DROPPED 8 /* chunks dropped at most; past it, the rest are left to libspng */
+
+typedef struct png_meta {
+    int flags;
+    unsigned char *icc;        /* the first iCCP's profile, inflated (malloc'd) */
+    size_t icc_len;
+    const unsigned char *exif; /* the first eXIf's payload, in the file */
+    size_t exif_len;
+    size_t drop_at[MAX_DROPPED], drop_len[MAX_DROPPED]; /* whole chunks, in file order */
+    const char *drop_what[MAX_DROPPED], *drop_why[MAX_DROPPED]; /* NULL why: said by none */
+    int ndrop;
+    int icc_seen, exif_seen;
+} png_meta;
+
+static uint32_t be32(const unsigned char *p)
 {
-    struct spng_iccp iccp;
-    struct spng_exif exif;
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Hides the chunk at [at, at + n) from libspng; with why, "WHAT dropped:
+ * WHY" is said once the image has decoded. */
+static void drop_chunk(png_meta *pm, size_t at, size_t n, const char *what, const char *why)
+{
+    if (pm->ndrop < MAX_DROPPED) {
+        pm->drop_at[pm->ndrop] = at;
+        pm->drop_len[pm->ndrop] = n;
+        pm->drop_what[pm->ndrop] = what;
+        pm->drop_why[pm->ndrop++] = why;
+    }
+}
+
+/* 1 when the iCCP profile name k (n bytes, a NUL after them) is what PNG
+ * allows (and libspng checks): 1-79 printable Latin-1 characters, no space
+ * first or last, none doubled. */
+static int good_keyword(const unsigned char *k, size_t n)
+{
+    if (n < 1 || n > 79 || k[0] == ' ' || k[n - 1] == ' ')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (k[i] < 32 || (k[i] > 126 && k[i] < 161) || (k[i] == ' ' && k[i + 1] == ' '))
+            return 0;
+    return 1;
+}
+
+/* An iCCP chunk's payload d (n bytes): its profile inflated into a
+ * malloc'd *icc of *icc_len bytes; NULL, or why it cannot be. */
+static const char *inflate_iccp(const unsigned char *d, size_t n, unsigned char **icc,
+                                size_t *icc_len)
+{
+    const unsigned char *nul = memchr(d, 0, n < 81 ? n : 81);
+    struct libdeflate_decompressor *z;
+    size_t cap, got = 0, head;
+    enum libdeflate_result r = LIBDEFLATE_INSUFFICIENT_SPACE;
+
+    *icc = NULL;
+    if (!nul || !good_keyword(d, (size_t)(nul - d)))
+        return "its iCCP chunk's profile name is malformed";
+    head = (size_t)(nul - d) + 2; /* the name, its NUL, the compression method */
+    if (head > n || nul[1] != 0)
+        return "its iCCP chunk's compression method is not 0 (zlib)";
+    d += head;
+    n -= head;
+    if (!(z = libdeflate_alloc_decompressor()))
+        return "out of memory";
+    /* a buffer that grows to one byte past the limit, so that a larger
+     * profile is told from one that just fits */
+    for (cap = n < (1u << 14) ? 1u << 16 : 4 * n; r == LIBDEFLATE_INSUFFICIENT_SPACE;
+         cap = cap > GF_MAX_ICC_BYTES / 2 ? GF_MAX_ICC_BYTES + 1 : 2 * cap) {
+        unsigned char *b = realloc(*icc, cap);
+        if (!b) {
+            r = LIBDEFLATE_BAD_DATA;
+            break;
+        }
+        *icc = b;
+        r = libdeflate_zlib_decompress(z, d, n, *icc, cap, &got);
+        if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap > GF_MAX_ICC_BYTES)
+            break;
+    }
+    libdeflate_free_decompressor(z);
+    if (r == LIBDEFLATE_SUCCESS && got <= GF_MAX_ICC_BYTES) {
+        *icc_len = got;
+        return NULL;
+    }
+    free(*icc);
+    *icc = NULL;
+    return r == LIBDEFLATE_INSUFFICIENT_SPACE ? "larger than 16 MiB"
+                                              : "its iCCP chunk does not inflate (zlib)";
+}
+
+/* One iCCP or eXIf chunk (its data d, n bytes; the whole chunk at [at, at
+ * + whole) in the file; crc_ok and before_image, no PLTE or IDAT yet, as
+ * found): taken into pm, or dropped. */
+static void meta_chunk(png_meta *pm, int is_icc, const unsigned char *d, size_t n, size_t at,
+                       size_t whole, int crc_ok, int before_image)
+{
+    const char *what = is_icc ? "ICC profile" : "EXIF";
+    int *seen = is_icc ? &pm->icc_seen : &pm->exif_seen;
+    const char *why = NULL;
+
+    if (*seen)
+        why = is_icc ? "a second iCCP chunk" : "a second eXIf chunk";
+    else if (!crc_ok)
+        why = is_icc ? "its iCCP chunk's CRC is wrong" : "its eXIf chunk's CRC is wrong";
+    else if (n > CHUNK_LIMIT)
+        why = "larger than 16 MiB";
+    else if (is_icc && !before_image)
+        why = "its iCCP chunk comes after PLTE or IDAT";
+    else if (is_icc) /* inflated even when not kept: libspng would, and fail past its limits */
+        why = inflate_iccp(d, n, &pm->icc, &pm->icc_len);
+    *seen = 1;
+    if (why) {
+        drop_chunk(pm, at, whole, what, why);
+        return;
+    }
+    if (!is_icc) {
+        pm->exif = d;
+        pm->exif_len = n;
+        /* libspng takes an eXIf that starts "II*\0" or "MM\0*" only: the
+         * rest (JPEG's "Exif\0\0" first, say) is hidden from it too */
+        if (!(n >= 4 && (!memcmp(d, "II*\0", 4) || !memcmp(d, "MM\0*", 4))))
+            drop_chunk(pm, at, whole, what, NULL);
+    }
+}
+
+/* Finds the metadata chunks of the PNG buf (len bytes) into *pm (see
+ * above), and where some are dropped, a malloc'd copy of buf without them
+ * in *copy (*copy_len bytes) for libspng; *copy NULL otherwise. A chunk
+ * structure that breaks off ends the walk: libspng says what is wrong.
+ * Returns 0, or GF_EINTERNAL out of memory. */
+static int find_meta(const char *name, const unsigned char *buf, size_t len, png_meta *pm,
+                     unsigned char **copy, size_t *copy_len)
+{
+    int before_image = 1;
+    size_t p = 8;
+
+    *copy = NULL;
+    while (p <= len && len - p >= 12) {
+        const size_t n = be32(buf + p);
+        const unsigned char *type = buf + p + 4;
+        if (n > len - p - 12 || !memcmp(type, "IEND", 4))
+            break;
+        const int icc = !memcmp(type, "iCCP", 4), exif = !memcmp(type, "eXIf", 4);
+        if (icc || exif)
+            meta_chunk(pm, icc, buf + p + 8, n, p, n + 12,
+                       libdeflate_crc32(0, type, n + 4) == be32(buf + p + 8 + n), before_image);
+        else if (!memcmp(type, "PLTE", 4) || !memcmp(type, "IDAT", 4))
+            before_image = 0;
+        p += n + 12;
+    }
+    if (!pm->ndrop)
+        return 0;
+    if (!(*copy = malloc(len)))
+        return gf_err(GF_EINTERNAL, name, "out of memory decoding PNG");
+    *copy_len = 0;
+    p = 0;
+    for (int i = 0; i <= pm->ndrop; i++) { /* the spans between the chunks dropped */
+        const size_t to = i < pm->ndrop ? pm->drop_at[i] : len;
+        memcpy(*copy + *copy_len, buf + p, to - p);
+        *copy_len += to - p;
+        if (i < pm->ndrop)
+            p = pm->drop_at[i] + pm->drop_len[i];
+    }
+    return 0;
+}
+
+/* After the image decoded: the drops said, the EXIF's Orientation read,
+ * and with GF_DECODE_META the profile and EXIF kept in info (meta.h's
+ * checks). */
+static int keep_meta(const char *name, png_meta *pm, gf_load_info *info)
+{
     int rc = 0;
 
-    if (spng_get_exif(ctx, &exif) == 0) {
-        info->orientation =
-            gf_exif_orientation_or_1((const unsigned char *)exif.data, exif.length);
-        if (flags & GF_DECODE_META)
-            rc = gf_meta_keep_exif(&info->meta, name, (const unsigned char *)exif.data,
-                                   exif.length);
-    }
-    if (rc == 0 && (flags & GF_DECODE_META) && spng_get_iccp(ctx, &iccp) == 0)
-        rc = gf_meta_keep_icc(&info->meta, name, (const unsigned char *)iccp.profile,
-                              iccp.profile_len);
+    for (int i = 0; i < pm->ndrop; i++)
+        if (pm->drop_why[i] && (pm->flags & GF_DECODE_META)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s dropped: %s", pm->drop_what[i], pm->drop_why[i]);
+            gf_meta_warn(name, msg);
+        }
+    if (pm->exif)
+        info->orientation = gf_exif_orientation_or_1(pm->exif, pm->exif_len);
+    if (!(pm->flags & GF_DECODE_META))
+        return 0;
+    if (pm->exif)
+        rc = gf_meta_keep_exif(&info->meta, name, pm->exif, pm->exif_len);
+    if (rc == 0 && pm->icc)
+        rc = gf_meta_keep_icc(&info->meta, name, pm->icc, pm->icc_len);
     return rc;
 }
 
@@ -222,18 +398,23 @@ int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const 
 {
     spng_ctx *ctx = spng_ctx_new(0);
     png_layout L;
-    unsigned char *rows = NULL;
-    size_t size, rowbytes;
+    png_meta pm;
+    unsigned char *rows = NULL, *copy = NULL;
+    size_t size, rowbytes, copy_len = 0;
     int e, fmt, rc = 0;
-    (void)flags;
 
     memset(&L, 0, sizeof L);
+    memset(&pm, 0, sizeof pm);
+    pm.flags = flags;
     if (!ctx)
         return gf_err(GF_EINTERNAL, name, "out of memory decoding PNG");
     info->format = "png";
+    if ((rc = find_meta(name, buf, len, &pm, &copy, &copy_len)))
+        goto out;
     if ((e = spng_set_image_limits(ctx, GF_MAX_DIM, GF_MAX_DIM)) ||
         (e = spng_set_chunk_limits(ctx, CHUNK_LIMIT, CACHE_LIMIT)) ||
-        (e = spng_set_png_buffer(ctx, buf, len)) || (e = spng_get_ihdr(ctx, &L.ih))) {
+        (e = spng_set_png_buffer(ctx, copy ? copy : buf, copy ? copy_len : len)) ||
+        (e = spng_get_ihdr(ctx, &L.ih))) {
         rc = e == SPNG_EUSER_WIDTH || e == SPNG_EUSER_HEIGHT || e == SPNG_EWIDTH ||
                      e == SPNG_EHEIGHT
                  ? gf_check_size(name, "PNG", (uint64_t)GF_MAX_DIM + 1, 1, 1, 8, lim)
@@ -317,7 +498,9 @@ int gf_decode_png(const char *name, const unsigned char *buf, size_t len, const 
         rc = spng_error(name, e);
 out:
     if (rc == 0)
-        rc = read_meta(ctx, name, flags, info);
+        rc = keep_meta(name, &pm, info);
+    free(pm.icc);
+    free(copy);
     free(rows);
     spng_ctx_free(ctx);
     return rc;

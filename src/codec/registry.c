@@ -43,7 +43,7 @@ const gf_codec gf_codecs[] = {
     {GF_FMT_PAM, "PAM", {"pam"}, {"pam"}, gf_pam_sniff, gf_decode_pnm, gf_peek_pnm, gf_encode_pnm, GF_LAYOUTS_ALL, "", NULL, 0},
     {GF_FMT_JPEG, "JPEG", {"jpeg", "jpg"}, {"jpg", "jpeg"}, gf_jpeg_sniff, gf_decode_jpeg, gf_peek_jpeg, gf_encode_jpeg, JPEG_LAYOUTS, "--quality", jpeg_refusals, 0},
     {GF_FMT_TIFF, "TIFF", {"tiff", "tif"}, {"tif", "tiff"}, gf_tiff_sniff, gf_decode_tiff, gf_peek_tiff, gf_encode_tiff, GF_LAYOUTS_ALL, "--compress", NULL, GF_CODEC_PAGES | GF_CODEC_WHOLE},
-    {GF_FMT_WEBP, "WebP", {"webp"}, {"webp"}, gf_webp_sniff, gf_decode_webp, gf_peek_webp, gf_encode_webp, GF_LAYOUTS_8BIT, "--quality --lossless", NULL, 0},
+    {GF_FMT_WEBP, "WebP", {"webp"}, {"webp"}, gf_webp_sniff, gf_decode_webp, gf_peek_webp, gf_encode_webp, GF_LAYOUTS_8BIT, "--quality --lossless", NULL, GF_CODEC_GRAY_AS_RGB},
     {GF_FMT_NONE, "BMP", {"bmp"}, {"bmp"}, gf_bmp_sniff, gf_decode_bmp, gf_peek_bmp, NULL, 0, "", NULL, 0},
     {0},
 };

@@ -55,6 +55,8 @@ enum {
     GF_CODEC_WHOLE = 2, /* read whole, to --max-file-size (its directories may follow the
                            data): the header's size is checked when peek finds it in what
                            is read so far, and bounds nothing */
+    GF_CODEC_GRAY_AS_RGB = 4, /* gray is stored as RGB (R = G = B): a GRAY profile that comes
+                                 with an RGB image is the gray image's, not a contradiction */
 };
 
 /* Every format, in the order messages list them; an entry with a NULL label

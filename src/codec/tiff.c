@@ -43,7 +43,21 @@
  * about STRIP_BYTES, compressed as gf_encode_opts.compress says (Deflate
  * and LZW with the horizontal predictor, at libtiff's default levels). No
  * date, no software version: the bytes depend only on the image, the
- * options and libtiff. */
+ * options, the metadata and libtiff.
+ *
+ * Metadata: the ICC profile is tag 34675. EXIF (a TIFF-structured blob,
+ * meta.h) is IFD0's picture tags (gf_exif_ifd0_tag: Make, Model,
+ * Orientation, ...) in the image directory, and an EXIF and a GPS
+ * directory that libtiff writes as custom directories (TIFFCreateEXIFDirectory,
+ * TIFFCreateGPSDirectory, TIFFWriteCustomDirectory) after the header and
+ * before the image directory, which points to them (tags 34665, 34853);
+ * each tag as libtiff's own field where it knows it (its type, count and
+ * calling convention; EXIF's rationals, which libtiff 4.5 keeps as floats,
+ * to float precision), else as a field of its own type. Read back, the
+ * page's directory is read from the file's bytes (gf_ifd_read), so that
+ * what libtiff passes over in silence is said: its ICC tag (a 2 GB count,
+ * data past the end of the file) and its EXIF (gf_exif_from_tiff: the
+ * picture tags and the EXIF and GPS directories, built into one blob). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -554,20 +568,92 @@ static int read_pixels(tdec *d)
     return rc;
 }
 
+#define ICC_TAG 34675    /* InterColorProfile */
+#define MAX_DIR_ENTRIES 4096 /* libtiff reads no directory of more */
+
+/* The page's ICC profile from its directory's entries e[0, k), read from
+ * the file's bytes (buf, len) rather than libtiff's, so that one libtiff
+ * would pass over in silence (its data past the file's end, a count of
+ * 2^31) is dropped with a warning naming why. */
+static int read_icc(const tdec *d, const gf_ifd_entry *e, int k, gf_load_info *info)
+{
+    char why[120];
+
+    for (int i = 0; i < k; i++) {
+        if (e[i].tag != ICC_TAG)
+            continue;
+        if (e[i].type != GF_TIFF_UNDEFINED && e[i].type != GF_TIFF_BYTE)
+            snprintf(why, sizeof why, "ICC profile dropped: its tag is of type %u, not bytes",
+                     e[i].type);
+        else if (e[i].count > GF_MAX_ICC_BYTES)
+            snprintf(why, sizeof why, "ICC profile dropped: its tag claims %llu bytes, more "
+                     "than 16 MiB", (unsigned long long)e[i].count);
+        else if (!e[i].value)
+            snprintf(why, sizeof why, "ICC profile dropped: its %llu bytes lie past the end of "
+                     "the file", (unsigned long long)e[i].count);
+        else
+            return gf_meta_keep_icc(&info->meta, d->name, e[i].value, (size_t)e[i].count);
+        gf_meta_warn(d->name, why);
+        return 0;
+    }
+    return 0;
+}
+
+/* The page's EXIF: the tags of its directory e[0, k) that EXIF's IFD0
+ * shares, and its EXIF and GPS IFDs (gf_exif_from_tiff), built into one
+ * EXIF blob and kept by gf_meta_keep_exif's rules. */
+static int read_exif(const tdec *d, const unsigned char *buf, size_t len, const gf_ifd_entry *e,
+                     int k, gf_load_info *info)
+{
+    gf_exif_dirs *x = malloc(sizeof *x);
+    unsigned char *blob = NULL;
+    size_t n = 0;
+    const char *why;
+    int rc = 0;
+
+    if (!x)
+        return gf_err(GF_EINTERNAL, d->name, "out of memory reading metadata");
+    if ((why = gf_exif_from_tiff(buf, len, buf[0] == 'I', TIFFIsBigTIFF(d->tif), e, k, x))) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "EXIF dropped: %s", why);
+        gf_meta_warn(d->name, msg);
+    } else if (x->n[GF_EXIF_IFD0] + x->n[GF_EXIF_EXIF] + x->n[GF_EXIF_GPS] > 0) {
+        if (!(blob = gf_exif_build(x, &n)))
+            rc = gf_err(GF_EINTERNAL, d->name, "out of memory reading metadata");
+        else
+            rc = gf_meta_keep_exif(&info->meta, d->name, blob, n);
+    }
+    free(blob);
+    free(x);
+    return rc;
+}
+
 /* The page's Orientation tag (1-8, else 1), and with GF_DECODE_META in
- * flags its ICC profile (tag 34675) kept in info->meta. The EXIF
- * directory is not read. */
-static int read_meta(const tdec *d, int flags, gf_load_info *info)
+ * flags its ICC profile (tag 34675) and EXIF (read_exif) kept in
+ * info->meta, from the page's directory as the file's bytes (buf, len)
+ * hold it. */
+static int read_meta(const tdec *d, const unsigned char *buf, size_t len, int flags,
+                     gf_load_info *info)
 {
     uint16_t o = 1;
-    uint32_t n = 0;
-    void *icc = NULL;
+    gf_ifd_entry *e;
+    const char *why;
+    int k, rc;
 
     if (TIFFGetField(d->tif, TIFFTAG_ORIENTATION, &o) && o >= 1 && o <= 8)
         info->orientation = o;
-    if ((flags & GF_DECODE_META) && TIFFGetField(d->tif, TIFFTAG_ICCPROFILE, &n, &icc) && icc)
-        return gf_meta_keep_icc(&info->meta, d->name, icc, n);
-    return 0;
+    if (!(flags & GF_DECODE_META))
+        return 0;
+    if (!(e = malloc(MAX_DIR_ENTRIES * sizeof *e)))
+        return gf_err(GF_EINTERNAL, d->name, "out of memory reading metadata");
+    /* libtiff has read this directory, so its entries lie within the file */
+    k = gf_ifd_read(buf, len, TIFFCurrentDirOffset(d->tif), buf[0] == 'I', TIFFIsBigTIFF(d->tif),
+                    e, MAX_DIR_ENTRIES, &why);
+    rc = k < 0 ? 0 : read_icc(d, e, k, info);
+    if (rc == 0 && k >= 0)
+        rc = read_exif(d, buf, len, e, k, info);
+    free(e);
+    return rc;
 }
 
 int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const gf_limits *lim,
@@ -625,10 +711,182 @@ int gf_decode_tiff(const char *name, const unsigned char *buf, size_t len, const
         goto out;
     msg.errors = 0;
     if ((rc = read_pixels(&d)) == 0)
-        rc = read_meta(&d, flags, info);
+        rc = read_meta(&d, buf, len, flags, info);
 out:
     TIFFClose(d.tif);
     return rc;
+}
+
+/* Writing EXIF. What class of values a TIFF type holds: text, integers
+ * (bytes and undefined bytes among them) or real numbers (rationals,
+ * floats); 0 for a type not known. */
+enum { V_TEXT = 1, V_INT, V_REAL };
+static int value_class(unsigned type)
+{
+    switch (type) {
+    case GF_TIFF_ASCII: return V_TEXT;
+    case GF_TIFF_RATIONAL:
+    case GF_TIFF_SRATIONAL:
+    case GF_TIFF_FLOAT:
+    case GF_TIFF_DOUBLE: return V_REAL;
+    default: return gf_tiff_type_size(type) ? V_INT : 0;
+    }
+}
+
+/* Sets entry x (values in byte order le) on tif's current directory: as
+ * libtiff's own field where its field list for the directory knows the
+ * tag, converted to that field's type and calling convention (libtiff
+ * 4.5's TIFFSetField: a count first where it takes one, one value as an
+ * int or a double, a fixed array, a string), else as a field of x's own
+ * type added to the list. Returns 1 when set; 0 when left out: a value of
+ * another class than the field's (text for numbers), too few values for a
+ * fixed count, or libtiff refusing it. */
+static int set_entry(TIFF *tif, const gf_ifd_entry *x, int le)
+{
+    static char anon_name[] = "EXIF tag"; /* libtiff keeps the pointer */
+    const TIFFField *f = TIFFFindField(tif, x->tag, TIFF_ANY);
+    int ok = 0, size, wc;
+    unsigned char *v;
+
+    if (!x->value || x->count == 0 || x->count > UINT32_MAX || x->type > GF_TIFF_DOUBLE ||
+        !value_class(x->type))
+        return 0;
+    if (!f) {
+        TIFFFieldInfo fi = {x->tag, TIFF_VARIABLE2, TIFF_VARIABLE2, (TIFFDataType)x->type,
+                            FIELD_CUSTOM, 1, 1, anon_name};
+        if (TIFFMergeFieldInfo(tif, &fi, 1) || !(f = TIFFFindField(tif, x->tag, TIFF_ANY)))
+            return 0;
+    }
+    if (value_class(TIFFFieldDataType(f)) != value_class(x->type))
+        return 0;
+    wc = TIFFFieldWriteCount(f);
+    if (value_class(x->type) == V_TEXT) {
+        char *s = malloc((size_t)x->count + 1);
+        if (!s)
+            return 0;
+        memcpy(s, x->value, (size_t)x->count);
+        s[x->count] = 0;
+        ok = TIFFFieldPassCount(f) ? TIFFSetField(tif, x->tag, (uint32_t)strlen(s) + 1, s)
+                                   : TIFFSetField(tif, x->tag, s);
+        free(s);
+        return ok;
+    }
+    /* numbers: as the field's set/get type stores them (4-byte float or
+     * 8-byte double for a rational) */
+    if ((size = TIFFFieldSetGetSize(f)) == 0 || size > 8 ||
+        !(v = malloc((size_t)x->count * (size_t)size)))
+        return 0;
+    for (uint64_t i = 0; i < x->count; i++) {
+        unsigned char *p = v + i * (size_t)size;
+        if (value_class(x->type) == V_REAL) {
+            const double r = gf_ifd_real(x, i, le);
+            const float fl = (float)r;
+            if (size == 8)
+                memcpy(p, &r, 8);
+            else
+                memcpy(p, &fl, 4);
+        } else {
+            const int64_t n = gf_ifd_int(x, i, le);
+            const uint8_t b = (uint8_t)n;
+            const uint16_t s = (uint16_t)n;
+            const uint32_t l = (uint32_t)n;
+            memcpy(p, size == 1 ? (const void *)&b : size == 2 ? (const void *)&s
+                                                  : size == 4 ? (const void *)&l
+                                                              : (const void *)&n,
+                   (size_t)size);
+        }
+    }
+    if (TIFFFieldPassCount(f)) {
+        if (TIFFFieldSetGetCountSize(f) == 2 && x->count > UINT16_MAX)
+            ok = 0;
+        else if (TIFFFieldSetGetCountSize(f) == 2)
+            ok = TIFFSetField(tif, x->tag, (int)x->count, v);
+        else
+            ok = TIFFSetField(tif, x->tag, (uint32_t)x->count, v);
+    } else if (wc == 1) {
+        ok = value_class(x->type) == V_REAL ? TIFFSetField(tif, x->tag, gf_ifd_real(x, 0, le))
+             : size == 8 ? TIFFSetField(tif, x->tag, (uint64_t)gf_ifd_int(x, 0, le))
+                         : TIFFSetField(tif, x->tag, (uint32_t)gf_ifd_int(x, 0, le));
+    } else if (wc > 1 && x->count >= (uint64_t)wc) {
+        ok = TIFFSetField(tif, x->tag, v);
+    }
+    free(v);
+    return ok;
+}
+
+/* The EXIF tags libtiff would not take (set_entry's 0), for one warning. */
+#define LEFT_OUT_LISTED 6
+typedef struct left_out {
+    unsigned tag[LEFT_OUT_LISTED];
+    int n;
+} left_out;
+
+/* set_entry, noting a tag left out in *lo. */
+static int set_or_note(TIFF *tif, const gf_ifd_entry *x, int le, left_out *lo)
+{
+    if (set_entry(tif, x, le))
+        return 1;
+    if (lo->n < LEFT_OUT_LISTED)
+        lo->tag[lo->n] = x->tag;
+    lo->n++;
+    return 0;
+}
+
+/* "gpufilt: NAME: EXIF tags left out of the TIFF ...: 0x..., 0x..." when
+ * lo has any. */
+static void warn_left_out(const char *name, const left_out *lo)
+{
+    char msg[200];
+    int k;
+
+    if (!lo->n)
+        return;
+    k = snprintf(msg, sizeof msg, "EXIF tag%s left out of the TIFF (of a type or count libtiff "
+                 "does not take for %s):", lo->n == 1 ? "" : "s", lo->n == 1 ? "it" : "them");
+    for (int i = 0; i < lo->n && i < LEFT_OUT_LISTED && k > 0 && (size_t)k < sizeof msg; i++)
+        k += snprintf(msg + k, sizeof msg - (size_t)k, "%s 0x%04x", i ? "," : "", lo->tag[i]);
+    if (lo->n > LEFT_OUT_LISTED && k > 0 && (size_t)k < sizeof msg)
+        snprintf(msg + k, sizeof msg - (size_t)k, " and %d more", lo->n - LEFT_OUT_LISTED);
+    gf_meta_warn(name ? name : "output", msg);
+}
+
+/* Writes the EXIF directory `dir` of x (GF_EXIF_EXIF or GF_EXIF_GPS) as a
+ * custom directory of tif (libtiff's TIFFCreateEXIFDirectory or
+ * TIFFCreateGPSDirectory, then TIFFWriteCustomDirectory), before the image
+ * directory; its offset in *off (0 when it has no entry that libtiff
+ * takes); what libtiff refuses noted in *lo. Returns 1, or 0 when libtiff
+ * fails. */
+static int write_exif_dir(TIFF *tif, const gf_exif_dirs *x, int dir, uint64_t *off,
+                          left_out *lo)
+{
+    int set = 0;
+
+    *off = 0;
+    if (!x->n[dir])
+        return 1;
+    if ((dir == GF_EXIF_EXIF ? TIFFCreateEXIFDirectory(tif) : TIFFCreateGPSDirectory(tif)) != 0)
+        return 0;
+    for (int i = 0; i < x->n[dir]; i++)
+        set += set_or_note(tif, &x->e[dir][i], x->le, lo);
+    if (set && !TIFFWriteCustomDirectory(tif, off))
+        return 0;
+    TIFFFreeDirectory(tif);
+    return 1;
+}
+
+/* The image directory's share of the EXIF x: IFD0's entries that
+ * gf_exif_ifd0_tag takes (Orientation among them; the others describe how
+ * the EXIF's own image was stored, and are left out in silence), and the
+ * pointers to the EXIF and GPS directories written before it; what libtiff
+ * refuses noted in *lo. Returns 1, or 0 when libtiff refuses a pointer. */
+static int set_exif_ifd0(TIFF *tif, const gf_exif_dirs *x, const uint64_t off[GF_EXIF_DIRS],
+                         left_out *lo)
+{
+    for (int i = 0; i < x->n[GF_EXIF_IFD0]; i++)
+        if (gf_exif_ifd0_tag(x->e[GF_EXIF_IFD0][i].tag))
+            set_or_note(tif, &x->e[GF_EXIF_IFD0][i], x->le, lo);
+    return (!off[GF_EXIF_EXIF] || TIFFSetField(tif, TIFFTAG_EXIFIFD, off[GF_EXIF_EXIF])) &&
+           (!off[GF_EXIF_GPS] || TIFFSetField(tif, TIFFTAG_GPSIFD, off[GF_EXIF_GPS]));
 }
 
 int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **out, size_t *len)
@@ -645,21 +903,40 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
     membuf m = {NULL, 0, 0, 0, 1, 0};
     tmsg msg = {{0}, 0, 0};
     unsigned char *strip = NULL;
+    gf_exif_dirs *exif = NULL;
+    uint64_t exif_off[GF_EXIF_DIRS] = {0};
+    left_out lo = {{0}, 0};
     TIFF *tif;
-    int ok;
+    int ok = 1;
 
     *out = NULL;
     *len = 0;
     if (o->compress < 0 || o->compress > GF_TIFF_PACKBITS)
         return gf_err(GF_EINTERNAL, NULL, "TIFF compression %d unknown", o->compress);
+    /* the EXIF kept (its checks passed when it was read) */
+    if (o->meta && o->meta->exif && o->meta->exif_len) {
+        if (!(exif = malloc(sizeof *exif)))
+            return gf_err(GF_EINTERNAL, NULL, "TIFF encoding failed: out of memory");
+        if (gf_exif_parse(o->meta->exif, o->meta->exif_len, exif)) {
+            free(exif);
+            exif = NULL;
+        }
+    }
     /* l: little-endian, whatever the host */
     if (!(tif = open_mem(&m, &msg, "wl"))) {
         free(m.b);
+        free(exif);
         return gf_err(GF_EINTERNAL, NULL, "TIFF encoding failed: %s",
                       msg.errors ? msg.text : "out of memory");
     }
     const int compress = scheme[o->compress];
-    ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)im->width) &&
+    /* the EXIF and GPS directories first, after the header; then the
+     * image's, which points to them */
+    if (exif && (exif->n[GF_EXIF_EXIF] || exif->n[GF_EXIF_GPS]))
+        ok = write_exif_dir(tif, exif, GF_EXIF_EXIF, &exif_off[GF_EXIF_EXIF], &lo) &&
+             write_exif_dir(tif, exif, GF_EXIF_GPS, &exif_off[GF_EXIF_GPS], &lo) &&
+             TIFFCreateDirectory(tif) == 0;
+    ok = ok && TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)im->width) &&
          TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)im->height) &&
          TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)im->bits) &&
          TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)im->channels) &&
@@ -672,7 +949,8 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
          ((compress != COMPRESSION_ADOBE_DEFLATE && compress != COMPRESSION_LZW) ||
           TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) &&
          (!o->meta || !o->meta->icc || !o->meta->icc_len ||
-          TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)o->meta->icc_len, o->meta->icc));
+          TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)o->meta->icc_len, o->meta->icc)) &&
+         (!exif || set_exif_ifd0(tif, exif, exif_off, &lo));
     /* libtiff changes what it is given (predictor, byte swapping): a copy */
     if (ok && !(strip = malloc(row * rps)))
         ok = 0;
@@ -685,11 +963,13 @@ int gf_encode_tiff(const gf_image *im, const gf_encode_opts *o, unsigned char **
     ok = ok && TIFFFlush(tif) == 1 && !m.failed;
     TIFFClose(tif);
     free(strip);
+    free(exif);
     if (!ok || m.failed) {
         free(m.b);
         return gf_err(GF_EINTERNAL, NULL, "TIFF encoding failed: %s",
                       msg.errors ? msg.text : "out of memory");
     }
+    warn_left_out(o->name, &lo);
     *out = m.b;
     *len = m.len;
     return 0;

@@ -6,7 +6,9 @@
  * Pillow give it), with a note on stderr. Encoding by the advanced API
  * (WebPConfig, WebPPicture): 8-bit gray, gray+alpha, RGB and RGBA, gray
  * written as RGB with R = G = B; lossy at a quality, alpha kept losslessly,
- * or lossless with every sample kept, the colour under zero alpha too. */
+ * or lossless with every sample kept, the colour under zero alpha too. The
+ * metadata (ICCP, EXIF) is read by walking the RIFF chunks here and written
+ * by libwebpmux. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,33 +127,70 @@ static int decode_first_frame(const char *name, const unsigned char *buf, size_t
     return rc;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* One ICCP or EXIF chunk's data d (n bytes; ok 0 when the chunk runs past
+ * the end of the RIFF data or the file): the EXIF's Orientation, and with
+ * GF_DECODE_META the profile or the EXIF kept in info (meta.h's checks),
+ * or dropped with a warning. *seen counts the chunks of its kind so far:
+ * the first alone is taken. */
+static int meta_chunk(const char *name, int is_icc, const unsigned char *d, size_t n, int ok,
+                      int flags, int *seen, gf_load_info *info)
+{
+    const char *why = !ok ? (is_icc ? "its ICCP chunk runs past the end of the file"
+                                    : "its EXIF chunk runs past the end of the file")
+                      : *seen ? (is_icc ? "a second ICCP chunk" : "a second EXIF chunk")
+                              : NULL;
+
+    ++*seen;
+    if (why) {
+        if (flags & GF_DECODE_META) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s dropped: %s", is_icc ? "ICC profile" : "EXIF", why);
+            gf_meta_warn(name, msg);
+        }
+        return 0;
+    }
+    if (!is_icc)
+        info->orientation = gf_exif_orientation_or_1(d, n);
+    if (!(flags & GF_DECODE_META))
+        return 0;
+    return is_icc ? gf_meta_keep_icc(&info->meta, name, d, n)
+                  : gf_meta_keep_exif(&info->meta, name, d, n);
+}
+
 /* The EXIF Orientation of an extended file's (VP8X) EXIF chunk, and with
- * GF_DECODE_META in flags its ICCP and EXIF chunks kept in info->meta. A
- * file whose chunks libwebp's demuxer does not take has none. */
+ * GF_DECODE_META in flags its ICCP and EXIF chunks kept in info->meta,
+ * found by walking the RIFF chunks here rather than by libwebp's demuxer,
+ * which refuses a whole file for one chunk it does not like (the image
+ * decodes, the metadata would go unsaid). A chunk is taken whether or not
+ * the VP8X flags announce it, as Pillow takes it. */
 static int read_meta(const char *name, const unsigned char *buf, size_t len, int flags,
                      gf_load_info *info)
 {
-    WebPData data = {buf, len};
-    WebPDemuxer *dmx;
-    WebPChunkIterator ci;
-    uint32_t ff;
-    int rc = 0;
+    size_t end = len, p = 12;
+    int icc_seen = 0, exif_seen = 0, rc = 0;
 
-    if (len < 16 || memcmp(buf + 12, "VP8X", 4) || !(dmx = WebPDemux(&data)))
-        return 0;
-    ff = WebPDemuxGetI(dmx, WEBP_FF_FORMAT_FLAGS);
-    if ((ff & EXIF_FLAG) && WebPDemuxGetChunk(dmx, "EXIF", 1, &ci)) {
-        info->orientation = gf_exif_orientation_or_1(ci.chunk.bytes, ci.chunk.size);
-        if (flags & GF_DECODE_META)
-            rc = gf_meta_keep_exif(&info->meta, name, ci.chunk.bytes, ci.chunk.size);
-        WebPDemuxReleaseChunkIterator(&ci);
+    if (len < 16 || memcmp(buf + 12, "VP8X", 4))
+        return 0; /* a simple file holds no metadata */
+    if ((uint64_t)le32(buf + 4) + 8 < end)
+        end = (size_t)le32(buf + 4) + 8; /* what follows the RIFF data is not the file's */
+    while (rc == 0 && end - p >= 8) {
+        const size_t n = le32(buf + p + 4);
+        const int icc = !memcmp(buf + p, "ICCP", 4), exif = !memcmp(buf + p, "EXIF", 4),
+                  whole = n <= end - p - 8;
+        if (icc || exif)
+            rc = meta_chunk(name, icc, buf + p + 8, whole ? n : 0, whole, flags,
+                            icc ? &icc_seen : &exif_seen, info);
+        if (!whole)
+            break;
+        p += 8 + n + (n & 1);
+        if (p > end)
+            break;
     }
-    if (rc == 0 && (flags & GF_DECODE_META) && (ff & ICCP_FLAG) &&
-        WebPDemuxGetChunk(dmx, "ICCP", 1, &ci)) {
-        rc = gf_meta_keep_icc(&info->meta, name, ci.chunk.bytes, ci.chunk.size);
-        WebPDemuxReleaseChunkIterator(&ci);
-    }
-    WebPDemuxDelete(dmx);
     return rc;
 }
 

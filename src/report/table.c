@@ -1,6 +1,7 @@
 /* table.c - row tables as text and JSON (table.h). */
 #include "table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -9,7 +10,21 @@ gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double 
                      double bytes)
 {
     static _Thread_local gf_row scratch;
-    gf_row *r = t->n < GF_TABLE_ROWS ? &t->rows[t->n++] : &scratch;
+    gf_row *r = &scratch;
+
+    if (t->n < GF_TABLE_ROWS) {
+        r = &t->rows[t->n++];
+    } else {
+        const int k = t->n - GF_TABLE_ROWS;
+        if (k >= t->more_cap) {
+            const int cap = t->more_cap ? 2 * t->more_cap : GF_TABLE_ROWS;
+            gf_row *m = realloc(t->more, (size_t)cap * sizeof *m);
+            if (m)
+                t->more = m, t->more_cap = cap;
+        }
+        if (k < t->more_cap)
+            r = &t->more[k], t->n++;
+    }
 
     memset(r, 0, sizeof *r);
     snprintf(r->step, sizeof r->step, "%s", step);
@@ -20,11 +35,33 @@ gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double 
     return r;
 }
 
+const gf_row *gf_table_row(const gf_table *t, int i)
+{
+    return i < GF_TABLE_ROWS ? &t->rows[i] : &t->more[i - GF_TABLE_ROWS];
+}
+
+void gf_table_free(gf_table *t)
+{
+    free(t->more);
+    t->more = NULL;
+    t->more_cap = 0;
+    t->n = 0;
+}
+
 void gf_table_check(gf_table *t, gf_row *r, int check)
 {
     r->check = check;
     if (check == 0)
         t->failed = 1;
+}
+
+void gf_table_inexact(gf_row *r, unsigned max_diff, double ndiff, double nsamples)
+{
+    r->check = -1;
+    r->inexact = 1;
+    r->max_diff = max_diff;
+    r->ndiff = ndiff;
+    r->nsamples = nsamples;
 }
 
 double gf_table_floor(const gf_table *t, const gf_row *r)
@@ -65,7 +102,18 @@ static void cell(const gf_table *t, const gf_row *r, const gf_col *c, char *buf,
         if (r->speedup > 0)
             snprintf(buf, n, "%.2fx", r->speedup);
         break;
-    case GF_COL_CHECK: snprintf(buf, n, "%s", c->words[r->check + 1]); break;
+    case GF_COL_CHECK:
+        if (r->inexact)
+            snprintf(buf, n, "inexact: max diff %u, %.0f of %.0f differ", r->max_diff, r->ndiff,
+                     r->nsamples);
+        else
+            snprintf(buf, n, "%s", c->words[r->check + 1]);
+        if (r->runs > 0) {
+            const size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%s%d run%s", buf[0] ? ", " : "", r->runs,
+                     r->runs == 1 ? "" : "s");
+        }
+        break;
     }
 }
 
@@ -83,7 +131,7 @@ static void put(FILE *f, int c, int n, const gf_col *col, const char *text)
 void gf_table_text(const gf_table *t, const gf_col *cols, int ncols, const char *indent,
                    FILE *f)
 {
-    char buf[64];
+    char buf[96];
 
     fputs(indent, f);
     for (int c = 0; c < ncols; c++)
@@ -91,11 +139,12 @@ void gf_table_text(const gf_table *t, const gf_col *cols, int ncols, const char 
     fputc('\n', f);
     for (int i = 0; i < t->n; i++) {
         int last = ncols; /* trailing blank cells are not padded */
-        while (last > 0 && (cell(t, &t->rows[i], &cols[last - 1], buf, sizeof buf), !buf[0]))
+        const gf_row *r = gf_table_row(t, i);
+        while (last > 0 && (cell(t, r, &cols[last - 1], buf, sizeof buf), !buf[0]))
             last--;
         fputs(indent, f);
         for (int c = 0; c < last; c++) {
-            cell(t, &t->rows[i], &cols[c], buf, sizeof buf);
+            cell(t, r, &cols[c], buf, sizeof buf);
             put(f, c, last, &cols[c], buf);
         }
         fputc('\n', f);
@@ -107,7 +156,7 @@ json_t *gf_table_json(const gf_table *t, const gf_col *cols, int ncols)
     json_t *a = json_array();
 
     for (int i = 0; a && i < t->n; i++) {
-        const gf_row *r = &t->rows[i];
+        const gf_row *r = gf_table_row(t, i);
         json_t *o = json_object();
         for (int c = 0; o && c < ncols; c++) {
             json_t *v = NULL;
@@ -131,7 +180,18 @@ json_t *gf_table_json(const gf_table *t, const gf_col *cols, int ncols)
                 v = gf_table_floor(t, r) > 0 ? gf_json_real(gf_table_floor(t, r), 4) : NULL;
                 break;
             case GF_COL_SPEEDUP: v = r->speedup > 0 ? gf_json_real(r->speedup, 4) : NULL; break;
-            case GF_COL_CHECK: v = json_string(cols[c].words[r->check + 1]); break;
+            case GF_COL_CHECK:
+                if (r->runs > 0)
+                    json_object_set_new(o, "runs", json_integer(r->runs));
+                if (r->inexact) {
+                    json_object_set_new(o, "max_diff", json_integer(r->max_diff));
+                    json_object_set_new(o, "differing", json_real(r->ndiff));
+                    json_object_set_new(o, "samples", json_real(r->nsamples));
+                    v = json_string("inexact");
+                } else {
+                    v = json_string(cols[c].words[r->check + 1]);
+                }
+                break;
             }
             if (v)
                 json_object_set_new(o, cols[c].kind == GF_COL_RATE && r->flops > 0 ? "gflops"

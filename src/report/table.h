@@ -19,11 +19,22 @@ typedef struct gf_row {
     double flops;     /* for GFLOP/s instead; 0: none */
     double speedup;   /* baseline ms / ms; 0: none */
     int check;        /* -1 none (or the reference), 0 failed, 1 passed */
+    /* An inexact variant's difference from the gold (gf_table_inexact): the
+     * check column shows it instead of a pass or a failure. */
+    int inexact;
+    unsigned max_diff;        /* the largest absolute difference of a sample */
+    double ndiff, nsamples;   /* samples that differ, of all */
+    /* The runs the time is the median of where a slow step was timed fewer
+     * times than the table's others (gf_gpu_time); 0: as many as them. The
+     * check column says so. */
+    int runs;
 } gf_row;
 
 typedef struct gf_table {
     gf_row rows[GF_TABLE_ROWS];
-    int n;
+    int n;            /* rows, those past GF_TABLE_ROWS in `more` */
+    gf_row *more;     /* rows GF_TABLE_ROWS.. (malloc'd, grown by gf_table_add) */
+    int more_cap;
     double copy_gbps; /* the measured copy rate, for "x floor"; 0: none */
     int failed;       /* some row's check is 0 */
 } gf_table;
@@ -50,12 +61,26 @@ typedef struct gf_col {
     int gap;                   /* extra spaces before the column in text */
 } gf_col;
 
-/* Appends a row and returns it (a scratch row past GF_TABLE_ROWS). */
+/* Appends a row and returns it: past GF_TABLE_ROWS in t->more, grown on
+ * the heap (gf_table_free gives it back); a scratch row, not shown, only
+ * when memory runs out. */
 gf_row *gf_table_add(gf_table *t, const char *step, const char *variant, double ms,
                      double bytes);
 
 /* Marks a row's check (0 failed marks the table failed). */
 void gf_table_check(gf_table *t, gf_row *r, int check);
+
+/* Row i (0 .. t->n - 1). */
+const gf_row *gf_table_row(const gf_table *t, int i);
+
+/* Frees the rows past GF_TABLE_ROWS and empties t (its copy rate kept). */
+void gf_table_free(gf_table *t);
+
+/* Marks a row as an inexact variant's, which differs from the gold by at
+ * most max_diff in ndiff of nsamples samples: neither a pass nor a failure.
+ * Text shows "inexact: max diff N, M of T differ"; JSON a check of
+ * "inexact" with max_diff, differing and samples. */
+void gf_table_inexact(gf_row *r, unsigned max_diff, double ndiff, double nsamples);
 
 /* The row's time over its floor (bytes at the copy rate), or 0. */
 double gf_table_floor(const gf_table *t, const gf_row *r);

@@ -122,7 +122,13 @@ static const gf_stage_opt crop_opts[] = {
 
 static const gf_variant crop_variants[] = {
     {"copy", GF_CUDA(gf_crop_copy_cuda)},
+    {"vector", GF_CUDA(gf_crop_vector_cuda)},
     {NULL, NULL},
+};
+
+static const gf_default crop_defaults[] = {
+    {0, 0, "vector"},
+    {0, 0, NULL},
 };
 
 const gf_stage_ops gf_stage_crop = {
@@ -132,6 +138,7 @@ const gf_stage_ops gf_stage_crop = {
     .group = "resize",
     .opts = crop_opts,
     .variants = crop_variants,
+    .defaults = crop_defaults,
     .layouts = GF_LAYOUTS_ALL,
     .check = crop_check,
     .unchanged = crop_unchanged,

@@ -22,9 +22,13 @@ typedef struct gf_crop_params {
  * height (>= 1), or -1 when it lies wholly outside the image. */
 int gf_crop_of(const gf_stage *s, int w, int h, int *x, int *y, int *cw, int *ch);
 
-/* CUDA launcher (cuda/crop.cu), as gf_launch_fn, every layout: `copy`, the
- * region's rows by one 2-D device-to-device copy. */
+/* CUDA launchers (cuda/crop.cu), as gf_launch_fn, every layout: `copy` (the
+ * baseline), the region's rows by one 2-D device-to-device copy; `vector`
+ * (the default), a kernel of aligned 16-byte stores, the input's bytes
+ * funnel-shifted from the aligned vectors around them (it reads up to 15
+ * bytes either side of a row of the region, within the input row's pitch). */
 int gf_crop_copy_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_crop_vector_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -49,9 +49,10 @@ int gf_hist_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, 
 int gf_hist_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_hist_warp_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
-/* The histogram of in (device, one channel, 8 or 16 bits) into bins
- * (device, gf_hist_bins(bits) counts) with the fastest kernel, for other
- * stages' launchers. Launches on `stream`; returns 0 or GF_EINTERNAL. */
+/* The histogram of in (device, any layout) into bins (device, channels x
+ * gf_hist_bins(bits) counts, channel after channel, zeroed here) with the
+ * fastest kernel, for other stages' launchers (threshold's Otsu, the tone
+ * stages). Launches on `stream`; returns 0 or GF_EINTERNAL. */
 int gf_hist_device(const gf_dimage *in, unsigned *bins, void *stream);
 
 #ifdef __cplusplus

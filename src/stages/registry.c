@@ -23,6 +23,12 @@
     X(mirror)        \
     X(crop)          \
     X(resize)        \
+    X(equalize)      \
+    X(clahe)         \
+    X(autocontrast)  \
+    X(level)         \
+    X(gamma)         \
+    X(negate)        \
     X(hist)          \
     X(colsum)        \
     X(rowsum)

@@ -707,8 +707,9 @@ static int parse_filter(gf_stage *s, const char *arg)
 }
 
 /* Configurations: every filter, shrinking in both directions, enlarging,
- * one axis alone, ratios near 1; random sizes from rng. Bench rows: lanczos
- * and bilinear to 1/8, lanczos enlarging to fit 8000x8000. */
+ * one axis alone, ratios near 1; random sizes from rng. Bench rows: lanczos,
+ * bilinear and box to 1/8; lanczos and bicubic enlarging to fit 8000x8000
+ * (2000x2000 to 8000x8000 with --size 8000x8000,2000x2000). */
 static int resize_config(gf_stage *s, int i, int bench, uint64_t *rng)
 {
     gf_resize_params *p = GF_PARAMS(s, gf_resize_params);
@@ -717,9 +718,11 @@ static int resize_config(gf_stage *s, int i, int bench, uint64_t *rng)
         gf_resize_filter f;
     } rows[] = {
         {"12.5%", GF_FILTER_LANCZOS}, {"12.5%", GF_FILTER_BILINEAR},
-        /* enlarging to fit 8000x8000: 2000x2000 (--size) to 8000x8000; the
-         * default 8000x8000 skips it */
-        {"8000x8000<", GF_FILTER_LANCZOS},
+        /* box: NPP's super sampling beside it */
+        {"12.5%", GF_FILTER_BOX},
+        /* enlarging to fit 8000x8000: 2000x2000 (--size) to 8000x8000; an
+         * 8000x8000 input skips them */
+        {"8000x8000<", GF_FILTER_LANCZOS}, {"8000x8000<", GF_FILTER_BICUBIC},
     };
     static const char *const shapes[] = {"%dx%d!", "%dx%d!", "x%d", "%d", "101%", "99%"};
     char g[64];
@@ -743,9 +746,11 @@ static int resize_config(gf_stage *s, int i, int bench, uint64_t *rng)
 
 static const gf_stage_opt resize_opts[] = {
     {"resize", "GEOMETRY",
-     "resample to ImageMagick's GEOMETRY: W, xH or WxH fit inside keeping the aspect, WxH! "
-     "exactly, WxH^ covers, WxH> only shrinks, WxH< only enlarges, N% scales; Pillow's "
-     "Image.resize bytes with the --filter before it",
+     "resample to ImageMagick's GEOMETRY, the size convert -resize gives: W, Wx, xH or WxH "
+     "fit inside keeping the aspect (Wx: height from the aspect), WxH! exactly, WxH^ covers "
+     "(200x^: the shorter side 200), WxH> only shrinks, WxH< only enlarges, N% scales, A@ at "
+     "most A pixels, W:H the aspect ratio; Pillow's Image.resize bytes with the --filter "
+     "before it",
      GF_OPT_ADD, parse_resize},
     {"filter", "NAME",
      "the resampling filter of the --resize stages after it: nearest, box, bilinear, hamming, "
@@ -756,7 +761,17 @@ static const gf_stage_opt resize_opts[] = {
 
 static const gf_variant resize_variants[] = {
     {"global", GF_CUDA(gf_resize_global_cuda)},
+    {"shared", GF_CUDA(gf_resize_shared_cuda)},
+    {"texture", GF_CUDA(gf_resize_texture_cuda)},
     {NULL, NULL},
+};
+
+/* texture filtering's 8-bit fractions: never a default */
+static const char *const resize_inexact[] = {"texture", NULL};
+
+static const gf_default resize_defaults[] = {
+    {0, 0, "shared"},
+    {0, 0, NULL},
 };
 
 const gf_stage_ops gf_stage_resize = {
@@ -767,6 +782,8 @@ const gf_stage_ops gf_stage_resize = {
     .group = "resize",
     .opts = resize_opts,
     .variants = resize_variants,
+    .inexact = resize_inexact,
+    .defaults = resize_defaults,
     .layouts = GF_LAYOUTS_ALL,
     .check = resize_check,
     .unchanged = resize_unchanged,

@@ -136,9 +136,24 @@ void gf_resize_set_size(gf_stage *s, int w, int h);
  * time. Errors: GF_EINTERNAL (out of memory, a shape mismatch). */
 int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out);
 
-/* CUDA launcher (cuda/resize.cu), as gf_launch_fn, every layout: `global`,
- * a thread an output pixel in each pass, the weights in global memory. */
+/* CUDA launchers (cuda/resize.cu), as gf_launch_fn, every layout. The
+ * weights of a geometry are computed on the host once and kept on the
+ * device for the next call.
+ * `global` (the baseline): a thread an output sample in each pass, the
+ * weights and sources in global memory.
+ * `shared` (the default): at 8 bits the row pass stages 32 input rows in
+ * shared memory, one plane a channel, and sums four taps a dp4a (the 22-bit
+ * weights as three byte planes); the column pass sums a 32-bit word of four
+ * samples a thread; 16 bits and nearest as `global`.
+ * `texture` (inexact: gf_stage_ops.inexact): hardware bilinear filtering, two
+ * taps of one sign a fetch between them; its 8-bit fractions differ from the
+ * gold by a level or two at 8 bits (more where the alpha divides the colours
+ * back) and by up to a few hundred at 16 bits; past the device's pitched
+ * textures (131072 texels wide on sm_90) it runs `global`. Errors:
+ * GF_EINTERNAL. */
 int gf_resize_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_resize_shared_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_resize_texture_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -113,13 +113,20 @@ def convert_sizes(items):
 
 def est_size(w, h, g):
     """An upper bound of the size of --resize G on a W x H image."""
+    g = re.split(r"[+-]", g.replace(" ", ""))[0]  # an offset changes nothing
+    if "@" in g:  # A@: about A pixels
+        s = (float(g.partition("@")[0].rstrip("x^<>!")) / (w * h)) ** 0.5
+        return w * max(s, 1.0) + 1, h * max(s, 1.0) + 1
+    if ":" in g:  # W:H: never larger
+        return w + 1, h + 1
     if "%" in g:
         s = max(float(v) for v in re.findall(r"[0-9.]+", g)) / 100
-    elif "!" in g:
-        return tuple(map(int, g.rstrip("!^<>").split("x")))
+    elif "!" in g and "x" in g.strip("x!^<>"):
+        return tuple(float(v) + 1 for v in g.rstrip("!^<>").split("x"))
     else:
-        gw, _, gh = g.rstrip("^<>").partition("x")
-        s = max([int(gw) / w if gw else 1.0, int(gh) / h if gh else 1.0, 1.0])
+        gw, _, gh = g.rstrip("!^<>").partition("x")
+        gw, gh = float(gw or 0), float(gh or 0)
+        s = max(gw / w, gw / h, gh / h, gh / w, 1.0)
     return w * s + 1, h * s + 1
 
 
@@ -357,8 +364,11 @@ def part_geometry(ctx):
             "7x300", "640x480", "480x640!", "100x100!", "1x1!", "64x64^", "5x300^", "333x333^",
             "100x100>", "640x480>", "1000x1000>", "100x100<", "640x480<", "1000x1000<",
             "50%", "100%", "200%", "1%", "33%", "150%", "640x480^",
-            # forms ImageMagick also takes: two percentages, a decimal one, ! with >
-            "50%x200%", "12.5%", "300x200!>"]
+            # forms ImageMagick also takes: two percentages, a decimal one, ! with >;
+            # an open 'x' (the other side from the aspect), with ^ > < !; an area, a
+            # ratio, spaces and an offset
+            "50%x200%", "12.5%", "300x200!>", "10x", "200x^", "64x^", "x64^", "100x>",
+            "100x<", "100x!", "50%x", "10000@", "500@>", "4:3", "1:2^", "16 x 9 +3+4"]
     for form in ("%d", "x%d", "%dx%d", "%dx%d!", "%dx%d^", "%dx%d>", "%dx%d<", "%d%%") * 5:
         w, h = dim(rng, 1, 500), dim(rng, 1, 500)
         geos.append(form % {"%d": (w,), "x%d": (h,), "%d%%": (int(rng.integers(1, 250)),)}.get(

@@ -17,7 +17,16 @@ writing against writers and readers that are not gpufilt's:
   by tifffile (LZW and PackBits through tiffcp -c none first, as tifffile
   has no decoder of its own for them): the same samples, the Compression tag
   asked for, ExtraSamples (2,) with alpha, and tiffinfo -D reads it without a
-  word on stderr.
+  word on stderr;
+- EXIF: fresh random JPEG, PNG and WebP images of each layout they hold,
+  with EXIF written by Pillow (Make, Model, DateTimeOriginal in the EXIF IFD,
+  a random Orientation), written as TIFF by gpufilt as they are, with
+  --auto-orient and with --rotate 90: tifffile (its own reading of the tags
+  and the EXIF IFD) and Pillow's getexif() (of the TIFFs it opens: not
+  16-bit with alpha) read back the four values, the
+  Orientation 1 after a turn; the pixels equal the input's as Pillow reads
+  it (PNG, lossless WebP), turned by Pillow's ImageOps.exif_transpose for
+  --auto-orient and by a quarter turn clockwise for --rotate 90.
 Prints the seed (SEED, else GPUFILT_TEST_SEED, else a fresh one); a failure
 names the flavour, layout and first difference, and exits 1. Run it with
 Debian's python3 (numpy, tifffile, Pillow) and libtiff-tools."""
@@ -25,10 +34,11 @@ import os
 import struct
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import tifffile
-from PIL import Image
+from PIL import Image, ImageOps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from layouts import check_image, oracle_start, read_pnm, run, run_all, write_pam  # noqa: E402
@@ -93,6 +103,30 @@ def unpremultiply(a, bits):
     col = np.where(al == 0, 0, np.minimum(a[:, :, :-1] * mx // np.maximum(al, 1), mx))
     col = np.where(al == mx, a[:, :, :-1], col)
     return np.concatenate([col, al], axis=2)
+
+
+def write_png16(path, a, exif):
+    """A 16-bit PNG of a (h x w x c, c 1-4) with an eXIf chunk, by hand
+    (Pillow writes 16-bit PNGs of gray alone)."""
+    h, w, ch = a.shape
+    ctype = {1: 0, 2: 4, 3: 2, 4: 6}[ch]
+    raw = b"".join(b"\0" + a[y].astype(">u2").tobytes() for y in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, ctype, 0, 0, 0)) +
+                chunk(b"eXIf", exif[6:] if exif.startswith(b"Exif\0\0") else exif) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def pil_orient(a, orient):
+    """a turned upright from EXIF Orientation orient, as Pillow's
+    ImageOps.exif_transpose does (its Transpose methods in numpy)."""
+    return {1: lambda x: x, 2: lambda x: x[:, ::-1], 3: lambda x: x[::-1, ::-1],
+            4: lambda x: x[::-1], 5: lambda x: x.transpose(1, 0, 2),
+            6: lambda x: np.rot90(x, -1), 7: lambda x: np.rot90(x, 2).transpose(1, 0, 2),
+            8: lambda x: np.rot90(x, 1)}[orient](a)
 
 
 def pillow(path, mode):
@@ -249,8 +283,71 @@ def main():
         check_image(label, got, a)
 
     run_all(check_written, len(written))
-    print("oracle_tiff.py: %d TIFF flavours read, %d written and read back, checks passed" % (
-        len(jobs), len(written)))
+
+    # EXIF into TIFF: inputs that Pillow writes with EXIF, of every layout each holds
+    exif_cases = []
+    kinds = [("png", ch, bits) for ch in (1, 2, 3, 4) for bits in (8, 16)] + \
+        [("webp", ch, 8) for ch in (3, 4)] + [("jpg", ch, 8) for ch in (1, 3)]
+    for i, (ext, ch, bits) in enumerate(kinds * 3):
+        w, h = int(rng.integers(1, 60)), int(rng.integers(1, 60))
+        a = rng.integers(0, 1 << bits, size=(h, w, ch))
+        tags = ("Make%d" % rng.integers(1 << 30), "Model %d" % rng.integers(1 << 30),
+                "%04d:%02d:%02d %02d:%02d:%02d" % (rng.integers(1990, 2040), rng.integers(1, 13),
+                                                   rng.integers(1, 29), rng.integers(0, 24),
+                                                   rng.integers(0, 60), rng.integers(0, 60)),
+                int(rng.integers(1, 9)))
+        stage = ([], ["--auto-orient"], ["--rotate", "90"])[i // len(kinds)]
+        exif_cases.append((ext, ch, bits, a, tags, stage))
+
+    def check_exif(i):
+        ext, ch, bits, a, (make, model, when, orient), stage = exif_cases[i]
+        label = "EXIF: %dx%d %s %d-bit %s, Orientation %d, %s" % (
+            a.shape[1], a.shape[0], NAMES[ch], bits, ext, orient, " ".join(stage) or "no stage")
+        inp = os.path.join(tmp, "exif-%d.%s" % (i, ext))
+        out = os.path.join(tmp, "exif-%d.tif" % i)
+        e = Image.Exif()
+        e[271], e[272], e[274] = make, model, orient
+        e[0x8769] = {36867: when}
+        mode = {(1, 8): "L", (2, 8): "LA", (3, 8): "RGB", (4, 8): "RGBA"}.get((ch, bits))
+        if bits == 16:  # Pillow writes 16-bit PNGs of one channel only: tifffile's PNG-free path
+            im = None
+            write_png16(inp, a, e.tobytes())
+        else:
+            im = Image.fromarray(a.astype(np.uint8)[:, :, 0] if ch == 1 else a.astype(np.uint8), mode)
+            im.save(inp, exif=e.tobytes(), **({"lossless": True} if ext == "webp" else {}))
+        rc, err = run(gpufilt, [inp, "-o", out] + stage, backend)
+        if rc:
+            raise AssertionError("%s: exit %d: %s" % (label, rc, err))
+        want_orient = orient if not stage else 1
+        with tifffile.TiffFile(out) as t:
+            pg = t.pages[0]
+            got = (pg.tags["Make"].value, pg.tags["Model"].value,
+                   pg.tags["ExifTag"].value.get("DateTimeOriginal"), pg.tags["Orientation"].value)
+        if got != (make, model, when, want_orient):
+            raise AssertionError("%s: tifffile reads %s" % (label, got))
+        if (ch, bits) not in ((2, 16), (4, 16)):  # TIFFs Pillow 9.4 opens
+            ex = Image.open(out).getexif()
+            got = (ex.get(271), ex.get(272), ex.get_ifd(0x8769).get(36867), ex.get(274))
+            if got != (make, model, when, want_orient):
+                raise AssertionError("%s: Pillow reads %s" % (label, got))
+        if ext == "jpg":
+            return  # JPEG's pixels: jpeg.bats and the orientation tests
+        src = Image.open(inp) if im is not None else None
+        if stage == ["--auto-orient"] and src is not None:
+            want = np.asarray(ImageOps.exif_transpose(src)).astype(np.int64)
+        else:
+            want = a if src is None else np.asarray(src).astype(np.int64)
+            if stage == ["--rotate", "90"]:
+                want = np.rot90(want.reshape(want.shape[0], want.shape[1], -1), -1)
+            elif stage:  # 16-bit PNG, --auto-orient: Pillow has no 16-bit colour to turn
+                want = pil_orient(want.reshape(want.shape[0], want.shape[1], -1), orient)
+        got = tifffile.imread(out).astype(np.int64)
+        check_image(label, got.reshape(got.shape[0], got.shape[1], -1),
+                    want.reshape(want.shape[0], want.shape[1], -1))
+
+    run_all(check_exif, len(exif_cases))
+    print("oracle_tiff.py: %d TIFF flavours read, %d written and read back, %d with EXIF, checks "
+          "passed" % (len(jobs), len(written), len(exif_cases)))
 
 
 if __name__ == "__main__":

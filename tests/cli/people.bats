@@ -114,7 +114,7 @@ PY
 	[[ "$output" != *"images/s"* ]]
 }
 
-@test "7: without a GPU the notice comes once and no GPU row; the demo lists what it wrote" {
+@test "7: without a GPU the notice comes once and no GPU row; the demo names and lists what it wrote" {
 	[ -z "${GPUFILT_HAS_GPU:-}" ] || skip "a GPU is present"
 	"$GPUFILT" --backend cuda "$SAMPLES/camera.png" -o x.png 2>/dev/null && skip "a GPU is present"
 	run "$GPUFILT" "$SAMPLES/camera.png" "$SAMPLES/moon.png" -o 'o/{stem}.png' --mean 3
@@ -123,8 +123,16 @@ PY
 	! echo "$output" | grep -q 'gpu start'
 	PATH="$ROOT:$PATH" DEMO_OUT="$T/demo" run sh "$ROOT/samples/demo.sh"
 	[ "$status" -eq 0 ]
-	for f in astronaut-mean5.png moon-hist.png moon-hist.svg text-rows.png batch/camera.png; do
+	for f in thumbs/coffee.jpg thumbs/rocket.jpg astronaut-gaussian3.png moon-unsharp.png \
+		coins-edges.png hubble.tif rocket.webp moon-hist.png text-rows.png astronaut-mean5.png; do
 		[ -s "demo/$f" ] || { echo "missing $f"; false; }
-		[[ "$output" == *"demo/$f"* ]] || { echo "not listed: $f"; false; }
+		grep -qx -- "  -> $T/demo/$f" <<<"$output" || { echo "not named when written: $f"; false; }
+		grep -qx -- "  $T/demo/$f" <<<"$output" || { echo "not listed: $f"; false; }
 	done
+	# thumbnails: JPEG, inside 160x160; the TIFF and the WebP kept the photos' metadata
+	"$GPUFILT" demo/thumbs/coffee.jpg -o c.pam -q
+	[ "$(sed -n 2,3p c.pam | tr '\n' ' ')" = "WIDTH 160 HEIGHT 107 " ]
+	[ "$(exiftool -s -s -s -Software demo/hubble.tif)" = "Adobe Photoshop CS5 Macintosh" ]
+	[ "$(exiftool -s -s -s -ProfileDescription demo/rocket.webp)" = "Adobe RGB (1998)" ]
+	[[ "$output" == *"Adobe RGB (1998)"* ]]
 }

@@ -38,7 +38,7 @@ size() {
 @test "bad geometry or filter exits 64, names the flag and writes nothing" {
 	python3 "$ROOT/tests/cli/ref.py" random 9 9 "$RANDOM" in.pgm
 	for args in "--resize 0x0" "--resize -5x3" "--resize x" "--resize abc%" \
-		"--resize 0%" "--resize 10x10+2+2" "--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
+		"--resize 0%" "--resize 10+2" "--resize 10x-3" "--resize 4:3@" "--crop x" "--crop -5x3" "--crop abc%" "--crop 0x5+1+1" "--crop 5x5+1" \
 		"--filter cubic" "--filter lanczos3" "--filter ''" "--resize 5x5! --filter box"; do
 		run bash -c "'$GPUFILT' in.pgm -o out.png $args"
 		echo "$args: exit $status: $output"
@@ -49,6 +49,22 @@ size() {
 		[ ! -e out.png ]
 	done
 	no_temporaries
+}
+
+@test "the forms scripts use that convert takes: 10x, 200x^, Wx> and Wx<, A@, W:H" {
+	# coins.png is 384x303; the sizes are convert -resize's
+	for case in "10x 10 8" "200x^ 253 200" "10x> 10 8" "10x< 384 303" "500x> 384 303" \
+		"10000@ 112 88" "4:3 384 288" "16x9+3+4 11 9"; do
+		set -- $case
+		"$GPUFILT" "$SAMPLES/coins.png" -o out.pgm --resize "$1" -q
+		echo "$1: $(size out.pgm), want $2 $3"
+		[ "$(size out.pgm)" = "$2 $3" ]
+		if [ -x /usr/bin/convert ]; then
+			[ "$(/usr/bin/convert "$SAMPLES/coins.png" -resize "$1" -format '%w %h' info:)" = "$2 $3" ]
+		fi
+	done
+	"$GPUFILT" --help | grep -q -- "--resize GEOMETRY"
+	"$GPUFILT" --help | grep -q "Wx"
 }
 
 @test "--max-pixels allows a --resize of exactly that many pixels" {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # TIFF in and out: tifffile's, tiffcp's and hand-made flavours read exactly
 # (tests/cli/oracle_tiff.py), what gpufilt writes read back by tifffile and
-# checked by tiffinfo, --compress and --page, stdin and stdout, a batch of
-# TIFFs decoded in parallel, and the refusals: exit 65, one line, no output.
+# checked by tiffinfo, EXIF in its EXIF and GPS directories (and
+# oracle_tiff.py's EXIF from JPEG, PNG and WebP), --compress and --page,
+# stdin and stdout, a batch of TIFFs decoded in parallel, and the refusals:
+# exit 65, one line, no output.
 
 load helper
 
@@ -88,6 +90,37 @@ refused() {
 	"$GPUFILT" in.tif -o flip.tif --flip --compress lzw -q
 	"$GPUFILT" flip.tif -o flip2.pam -q
 	cmp flip.pam flip2.pam
+}
+
+@test "EXIF in a TIFF output: one image directory pointing to its EXIF and GPS directories; tiffinfo -D reads it; the bytes repeat" {
+	convert "$SAMPLES/coffee.png" -resize 10% in.jpg
+	exiftool -q -q -overwrite_original -Make=Maker -Model=M1 -DateTimeOriginal="2022:02:02 02:02:02" \
+		-Orientation#=8 -GPSLatitude=45.5 -GPSLatitudeRef=S -ExposureTime=1/250 in.jpg
+	"$GPUFILT" in.jpg -o a.tif -q
+	"$GPUFILT" in.jpg -o b.tif -q
+	cmp a.tif b.tif
+	tiffinfo -D a.tif >info.txt 2>err.txt
+	[ ! -s err.txt ]
+	[ "$(grep -c '^=== TIFF directory' info.txt)" -eq 1 ]
+	grep -q "EXIF directory" info.txt
+	grep -q "GPS directory" info.txt
+	grep -q "Make: Maker" info.txt
+	grep -q "DateTimeOriginal: 2022:02:02 02:02:02" info.txt
+	python3 - <<'PY'
+import tifffile
+with tifffile.TiffFile("a.tif") as t:
+    assert len(t.pages) == 1
+    p = t.pages[0]
+    assert p.tags["Orientation"].value == 8
+    assert p.tags["ExifTag"].value["DateTimeOriginal"] == "2022:02:02 02:02:02"
+    assert p.tags["GPSTag"].value["GPSLatitudeRef"] == "S"
+PY
+	# the pixels are those of the file without EXIF
+	"$GPUFILT" in.jpg -o plain.tif --strip -q
+	"$GPUFILT" a.tif -o a.pam -q
+	"$GPUFILT" plain.tif -o plain.pam -q
+	cmp a.pam plain.pam
+	! tiffinfo plain.tif 2>/dev/null | grep -q "EXIF\|Make"
 }
 
 @test "a tiled LZW TIFF made by tiffcp reads as the strips it came from" {

@@ -4,7 +4,9 @@
 # under each compute-sanitizer tool, then gpufilt itself: every layout
 # through every stage with --backend cuda against numpy and OpenCV
 # (tests/cli/layouts.py; the neighbourhood stages: tests/cli/oracle_*.py;
-# --resize against Pillow: tests/cli/oracle_resize.py),
+# --resize against Pillow: tests/cli/oracle_resize.py; the tone stages
+# against OpenCV, Pillow and numpy: tests/cli/oracle_tone.py; --clahe
+# against OpenCV: tests/cli/oracle_clahe.py),
 # --compare on every sample, the same output bytes from every backend and kernel variant on
 # every layout, and nvJPEG's decode (colour and luma) against the CPU's in
 # batches (a generated JPEG corpus, bad files and the JPEG fuzzing corpus
@@ -104,10 +106,18 @@ if want oracle; then
 		echo "== $*: every layout and border on the GPU, against numpy and OpenCV"
 		"$(pick_python "numpy, cv2")" tests/cli/oracle_${fam%% *}.py "$gpufilt" "$seed" cuda || status=1
 	done
+	if picked --clahe; then
+		echo "== --clahe on the GPU, every layout, against OpenCV's createCLAHE"
+		"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_clahe.py "$gpufilt" "$seed" cuda || status=1
+	fi
 	if picked --resize; then
 		echo "== --resize on the GPU, every layout and filter, against Pillow (crop: the bytes step)"
 		"$(pick_python "numpy, PIL")" tests/cli/oracle_resize.py "$gpufilt" "$seed" cuda pillow ||
 			status=1
+	fi
+	if picked --equalize --autocontrast --level --gamma --negate; then
+		echo "== the tone stages on the GPU, every layout, against OpenCV, Pillow and numpy"
+		"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_tone.py "$gpufilt" "$seed" cuda || status=1
 	fi
 fi
 if want compare; then
@@ -116,7 +126,9 @@ for f in $samples; do
 	for stages in "--mean 3" "--mean 5 --border reflect101" "--gray --threshold otsu --rowsum -" \
 		"--rotate 90 --hist -" "--flop --colsum -" "--depth 16 --mean 5 --transpose --hist -" \
 		"--threshold 100 --flip --rowsum -" "--resize 333x222! --mean 3" \
-		"--filter box --resize 25% --crop 40x30+3+2 --hist -"; do
+		"--filter box --resize 25% --crop 40x30+3+2 --hist -" "--equalize --mean 3" \
+		"--autocontrast 2 --level 10%,90%,1.5 --gamma 2.2 --negate --hist -" \
+		"--clahe --hist -" "--clahe 4,3x2"; do
 		picked $stages || continue
 		"$gpufilt" "$f" $stages --compare --backend cuda -q >/dev/null ||
 			{ echo "test-gpu: $f $stages: --compare failed"; status=1; }
@@ -145,12 +157,14 @@ for in in "$t"/in-*.pam; do
 		"--close 9x3" "--sobel" "--scharr --border reflect101" "--laplacian" \
 		"--convolve 3x3:1,-2,1,2,-4,2,1,-2,1" "--resize 317x211!" "--filter bilinear --resize 150%" \
 		"--filter nearest --resize 77x500!" "--filter bicubic --resize 1000x1!" \
-		"--crop 500x200+13+7" "--crop 64x64+990+320 --mean 3"; do
+		"--crop 500x200+13+7" "--crop 64x64+990+320 --mean 3" "--equalize" "--autocontrast 2" \
+		"--level 10%,90%,1.5" "--gamma 2.2" "--negate" \
+		"--clahe" "--clahe 0,3x7" "--clahe 40,1x1" "--clahe 1,64x64"; do
 		picked $stages || continue
 		"$gpufilt" "$in" $stages -o "$t/cpu.png" --backend cpu -q
 		# every variant for 8-bit gray; the defaults for the other layouts
 		# (test_gpu checks every variant on every layout against the gold)
-		case $in in *in-1-8.pam) vs='"" --shared --no-shared "--variant vector"' ;; *) vs='""' ;; esac
+		case $in in *in-1-8.pam) vs='"" --shared --no-shared "--variant vector" "--variant constant" "--variant texture"' ;; *) vs='""' ;; esac
 		eval "set -- $vs"
 		for v; do
 			"$gpufilt" "$in" $stages -o "$t/gpu.png" --backend cuda $v -q 2>/dev/null || continue

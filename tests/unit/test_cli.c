@@ -7,6 +7,7 @@
 #include "../../src/stages/mean.h"
 #include "../../src/stages/orient.h"
 #include "../../src/stages/threshold.h"
+#include "../../src/stages/tone.h"
 
 /* Parses the words of `line` (split at spaces; "''" is an empty word). */
 static int parse(const char *line, gf_plan *p)
@@ -228,13 +229,58 @@ static void test_inputs(void **state)
     usage_error("a.png -o", "needs an argument");
 }
 
+/* An option whose argument name is in brackets takes the next word when
+ * it starts with a digit, '.' or ',', or with '-' and a digit; the operands
+ * around it stay operands. */
+static void test_optional_values(void **state)
+{
+    static const struct {
+        const char *line;
+        double low, high; /* of the first stage, an autocontrast */
+        int nstages, ninputs;
+    } cases[] = {
+        {"in.png -o o.png --autocontrast", 0, 0, 1, 1},
+        {"in.png -o o.png --autocontrast 2", 2, 2, 1, 1},
+        {"in.png --autocontrast 2 -o o.png", 2, 2, 1, 1},
+        {"--autocontrast 2 in.png -o o.png", 2, 2, 1, 1},
+        {"--autocontrast in.png -o o.png", 0, 0, 1, 1},
+        {"in.png --autocontrast -o o.png", 0, 0, 1, 1},
+        {"in.png -o o.png --autocontrast --mean 3", 0, 0, 2, 1},
+        {"in.png -o o.png --autocontrast 1.5,3 --mean 3", 1.5, 3, 2, 1},
+        {"in.png -o o.png --autocontrast .5", 0.5, 0.5, 1, 1},
+        {"in.png -o o.png --autocontrast=4", 4, 4, 1, 1},
+        {"a.png --autocontrast 3 b.png -o d/", 3, 3, 1, 2},
+        {"a.png --autocontrast b.png -o d/", 0, 0, 1, 2},
+    };
+    gf_plan p;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ok(cases[i].line, &p);
+        if (p.nstages != cases[i].nstages || p.ninputs != cases[i].ninputs)
+            fail_msg("'%s': %d stages, %d inputs", cases[i].line, p.nstages, p.ninputs);
+        assert_string_equal(p.stages[0].ops->name, "autocontrast");
+        assert_true(GF_CPARAMS(&p.stages[0], gf_autocontrast_params)->low == cases[i].low);
+        assert_true(GF_CPARAMS(&p.stages[0], gf_autocontrast_params)->high == cases[i].high);
+    }
+    ok("a.png --autocontrast b.png -o d/", &p);
+    assert_string_equal(p.inputs[0], "a.png");
+    assert_string_equal(p.inputs[1], "b.png");
+    /* a word that looks like a value is one, good or bad */
+    usage_error("in.png -o o.png --autocontrast -1", "'-1'");
+    usage_error("in.png -o o.png --autocontrast ,5", "',5'");
+    usage_error("in.png -o o.png --autocontrast 2.png", "'2.png'");
+    usage_error("in.png -o o.png --autocontrast=", "--autocontrast");
+    /* a required value takes any next word, as before */
+    usage_error("in.png -o o.png --gamma -1", "'-1'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stages_in_order), cmocka_unit_test(test_settings_and_modifiers),
         cmocka_unit_test(test_variants),        cmocka_unit_test(test_outputs),
         cmocka_unit_test(test_numbers),         cmocka_unit_test(test_number_lists),
-        cmocka_unit_test(test_inputs),
+        cmocka_unit_test(test_inputs),          cmocka_unit_test(test_optional_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

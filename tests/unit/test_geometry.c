@@ -236,45 +236,102 @@ static void percent_text(char *buf, size_t n)
         snprintf(buf, n, "%ld", log_uniform(1, 400));
 }
 
-/* A random resize geometry for a w x h input, of any form, with a random
- * subset of ! ^ > < in a random order. */
-static void random_geometry(char *buf, size_t n, int w, int h)
+/* An offset as text, "+X+Y", "-X" and so on, which a resize ignores; its
+ * first sign '+' where plus is set (after an open 'x', "-X" would be a
+ * negative height, which gf_geometry_parse refuses). */
+static void offset_text(char *buf, size_t n, int plus)
 {
-    char a[32], b[32], flags[8];
-    int nf = 0;
+    const char first = plus || test_rand() % 2 ? '+' : '-';
+    if (test_rand() % 2)
+        snprintf(buf, n, "%c%ld%c%ld", first, uniform(0, 50), test_rand() % 2 ? '+' : '-',
+                 uniform(0, 50));
+    else
+        snprintf(buf, n, "%c%ld", first, uniform(0, 50));
+}
+
+/* The forms random_geometry draws (resize_case.form), for the tally. */
+enum {
+    FORM_W, FORM_WX, FORM_XH, FORM_WXH, FORM_PERCENT, FORM_AREA, FORM_RATIO, FORMS
+};
+static const char *const form_names[FORMS] = {"W", "Wx", "xH", "WxH", "percent", "A@", "W:H"};
+
+/* A random resize geometry for a w x h input, of any form convert takes
+ * (W, Wx, xH, WxH, N%, N%x, N%xM%, NxM%, xN%, A@, W:H), with a random
+ * subset of ! ^ > < in a random order, mostly after the sizes and now and
+ * then before them; sometimes with spaces or an offset, which change
+ * nothing. Returns the form. */
+static int random_geometry(char *buf, size_t n, int w, int h)
+{
+    char a[32], b[32], flags[8], off[32] = "";
+    int nf = 0, form;
     const char all[] = "!^><";
 
-    switch (test_rand() % 10) {
+    switch (test_rand() % 14) {
     case 0:
     case 1:
         size_text(a, sizeof a, w, h);
         snprintf(buf, n, "%s", a);
+        form = FORM_W;
         break;
     case 2:
     case 3:
-        size_text(b, sizeof b, h, w);
-        snprintf(buf, n, "x%s", b);
+        size_text(a, sizeof a, w, h);
+        snprintf(buf, n, "%sx", a);
+        form = FORM_WX;
         break;
     case 4:
     case 5:
+        size_text(b, sizeof b, h, w);
+        snprintf(buf, n, "x%s", b);
+        form = FORM_XH;
+        break;
     case 6:
+    case 7:
+    case 8:
         size_text(a, sizeof a, w, h);
         size_text(b, sizeof b, h, w);
         snprintf(buf, n, "%sx%s", a, b);
+        form = FORM_WXH;
         break;
-    case 7:
+    case 9:
         percent_text(a, sizeof a);
-        snprintf(buf, n, "%s%%", a);
+        snprintf(buf, n, test_rand() % 2 ? "%s%%" : "%s%%x", a);
+        form = FORM_PERCENT;
         break;
-    case 8:
+    case 10:
         percent_text(a, sizeof a);
         percent_text(b, sizeof b);
         snprintf(buf, n, test_rand() % 2 ? "%s%%x%s%%" : "%sx%s%%", a, b);
+        form = FORM_PERCENT;
         break;
-    default:
+    case 11:
         percent_text(b, sizeof b);
         snprintf(buf, n, "x%s%%", b);
+        form = FORM_PERCENT;
         break;
+    case 12: {
+        /* an area near the input's, or anything from 1 pixel */
+        double v = test_rand() % 3 ? (double)w * h * exp((double)uniform(-5000, 1500) / 1000.0)
+                                   : (double)log_uniform(1, 4000000);
+        if (test_rand() % 6 == 0)
+            v = (double)((long)sqrt(v) * (long)sqrt(v)); /* a square: sqrt exact */
+        snprintf(buf, n, "%.0f@", v < 1 ? 1 : v);
+        form = FORM_AREA;
+        break;
+    }
+    default: {
+        /* a ratio: small terms, the input's own, or decimals */
+        unsigned k = test_rand() % 4;
+        if (k == 0)
+            snprintf(buf, n, "%d:%d", w, h);
+        else if (k == 1)
+            snprintf(buf, n, "%.2f:%.1f", (double)uniform(1, 900) / 100.0,
+                     (double)uniform(1, 90) / 10.0);
+        else
+            snprintf(buf, n, "%ld:%ld", uniform(1, 21), uniform(1, 21));
+        form = FORM_RATIO;
+        break;
+    }
     }
     for (int i = 0; i < 4; i++)
         if (test_rand() % 3 == 0)
@@ -286,18 +343,40 @@ static void random_geometry(char *buf, size_t n, int w, int h)
         flags[j] = t;
     }
     flags[nf] = 0;
-    strncat(buf, flags, n - strlen(buf) - 1);
+    if (strpbrk(buf, "x:") && test_rand() % 8 == 0) /* offsets follow an 'x' or ':' */
+        offset_text(off, sizeof off, buf[strlen(buf) - 1] == 'x');
+    if (nf && test_rand() % 8 == 0) { /* a flag before the sizes */
+        char rest[32];
+        snprintf(rest, sizeof rest, "%.31s", buf);
+        snprintf(buf, n, "%c%.31s%.7s%.23s", flags[0], rest, flags + 1, off);
+    } else {
+        strncat(buf, flags, n - strlen(buf) - 1);
+        strncat(buf, off, n - strlen(buf) - 1);
+    }
+    if (test_rand() % 10 == 0) { /* a space before the last character */
+        size_t len = strlen(buf);
+        if (len > 1 && len + 1 < n) {
+            memmove(buf + len, buf + len - 1, 2);
+            buf[len - 1] = ' ';
+        }
+    }
+    return form;
 }
 
 /* A bound on each output side that any reading of the geometry stays under,
  * worked out from the numbers alone: the largest scale any rule could pick
- * (a given side over either input side, or the percent), or a side as given.
- * Cases above convert's limits or MAX_AREA are drawn again. */
+ * (a given side over either input side, the percent, or the area's), or a
+ * side as given. Cases above convert's limits or MAX_AREA are drawn
+ * again. */
 static int convert_can_take(const gf_geometry *g, int w, int h)
 {
     double gw = g->flags & GF_GEOM_W ? g->w + 1 : 0, gh = g->flags & GF_GEOM_H ? g->h + 1 : 0;
     double s = g->flags & GF_GEOM_PERCENT ? fmax(gw, gh) / 100.0
                                            : fmax(fmax(gw / w, gw / h), fmax(gh / h, gh / w));
+    if (g->flags & GF_GEOM_RATIO)
+        s = gw = gh = 1; /* never larger than the input */
+    if (g->flags & GF_GEOM_AREA) /* at most the area's size, whatever came before */
+        s = sqrt(gw / ((double)w * h)), gw = gh = 1;
     double bw = fmax(fmax(w, gw), s * w + 1), bh = fmax(fmax(h, gh), s * h + 1);
     return bw <= CONVERT_SIDE && bh <= CONVERT_SIDE && bw * bh <= MAX_AREA;
 }
@@ -305,6 +384,7 @@ static int convert_can_take(const gf_geometry *g, int w, int h)
 typedef struct {
     int w, h;
     char geom[64];
+    int form;       /* random_geometry's */
     int rc, ow, oh; /* gf_geometry_resize's answer */
 } resize_case;
 
@@ -359,7 +439,8 @@ static int check_resize_batch(resize_case *c, int first, int count)
 static void test_resize_vs_convert(void **state)
 {
     resize_case *c = calloc(RESIZE_CASES, sizeof *c);
-    int forms[3] = {0}, refused = 0; /* cases with: percent, ^, > or < */
+    int flags[3] = {0}, forms[FORMS] = {0}, refused = 0; /* flags: ^, > or <, spaces */
+    char tally[256] = "";
     (void)state;
     assert_non_null(c);
     if (!have_convert()) {
@@ -371,7 +452,7 @@ static void test_resize_vs_convert(void **state)
         char why[160];
         do {
             random_size(&c[i].w, &c[i].h);
-            random_geometry(c[i].geom, sizeof c[i].geom, c[i].w, c[i].h);
+            c[i].form = random_geometry(c[i].geom, sizeof c[i].geom, c[i].w, c[i].h);
             if (gf_geometry_parse(c[i].geom, &g, why, sizeof why))
                 fail_msg("'%s' refused: %s", c[i].geom, why);
         } while (!convert_can_take(&g, c[i].w, c[i].h));
@@ -379,15 +460,24 @@ static void test_resize_vs_convert(void **state)
         c[i].rc = gf_geometry_resize(&g, c[i].w, c[i].h, &c[i].ow, &c[i].oh);
         if (c[i].rc == 0 && (c[i].ow < 1 || c[i].oh < 1))
             fail_msg("%dx%d '%s': %dx%d", c[i].w, c[i].h, c[i].geom, c[i].ow, c[i].oh);
-        forms[0] += !!(g.flags & GF_GEOM_PERCENT);
-        forms[1] += !!(g.flags & GF_GEOM_COVER);
-        forms[2] += !!(g.flags & (GF_GEOM_SHRINK | GF_GEOM_ENLARGE));
+        forms[c[i].form]++;
+        flags[0] += !!(g.flags & GF_GEOM_COVER);
+        flags[1] += !!(g.flags & (GF_GEOM_SHRINK | GF_GEOM_ENLARGE));
+        flags[2] += strchr(c[i].geom, ' ') != NULL;
     }
     for (int i = 0; i < RESIZE_CASES; i += BATCH)
         refused += check_resize_batch(c, i, RESIZE_CASES - i < BATCH ? RESIZE_CASES - i : BATCH);
+    for (int f = 0; f < FORMS; f++) {
+        /* every form drawn at least once, or the seed is unlucky enough to say so */
+        if (!forms[f])
+            fail_msg("no case of the form %s was drawn", form_names[f]);
+        snprintf(tally + strlen(tally), sizeof tally - strlen(tally), "%s%d %s",
+                 f ? ", " : "", forms[f], form_names[f]);
+    }
     fprintf(stderr,
-            "resize: %d cases equal convert's (%d percent, %d ^, %d > or <; %d a side of 0)\n",
-            RESIZE_CASES, forms[0], forms[1], forms[2], refused);
+            "resize: %d cases equal convert's (%s; %d ^, %d > or <, %d with a space; %d a side "
+            "of 0)\n",
+            RESIZE_CASES, tally, flags[0], flags[1], flags[2], refused);
     free(c);
 }
 
@@ -421,6 +511,21 @@ static void test_resize_table(void **state)
         {1, 5000, "x10", 0, 1, 10},
         {300000, 1, "1000000%", -1, 0, 0},   /* 3e9 x 1e4: above INT_MAX */
         {100, 100, "100.5x20!", 0, 101, 20}, /* rounded half up */
+        {384, 303, "10x", 0, 10, 8},         /* Wx: W, the height from the aspect */
+        {384, 303, "200x^", 0, 253, 200},    /* the shorter side 200 */
+        {384, 303, "384^", 0, 384, 303},     /* the input's width: unchanged ... */
+        {384, 303, "384x^", 0, 487, 384},    /* ... but Wx^ reads a height of 0 and covers */
+        {384, 303, "10x>", 0, 10, 8},
+        {384, 303, "10x<", 0, 384, 303},
+        {384, 303, "10x!", 0, 10, 303},      /* ! keeps the height not given */
+        {384, 303, "10 x 20 +3+4", 0, 10, 8}, /* spaces and an offset change nothing */
+        {384, 303, "10x%", 0, 38, 30},       /* N%x: both sides */
+        {384, 303, "10000@", 0, 112, 88},    /* at most 10000 pixels, truncated */
+        {384, 303, "200x50@", 0, 15, 12},    /* fit 200x50, then 200 pixels at most */
+        {50, 50, "10000@", 0, 100, 100},     /* @ enlarges too */
+        {384, 303, "4:3", 0, 384, 288},      /* squeezed to the ratio */
+        {384, 303, "3:4^", 0, 227, 303},
+        {384, 303, "1@", -1, 0, 0},          /* 1x0: convert fails */
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -467,12 +572,33 @@ static void test_resize_parse(void **state)
         {"10x20^><!", 10, 20, GF_GEOM_W | GF_GEOM_H | GF_GEOM_COVER | GF_GEOM_SHRINK |
                                   GF_GEOM_ENLARGE | GF_GEOM_EXACT},
         {"1000000x0.5", 1000000, 0.5, GF_GEOM_W | GF_GEOM_H},
+        {"10x", 10, 0, GF_GEOM_W | GF_GEOM_OPEN},
+        {"200x^", 200, 0, GF_GEOM_W | GF_GEOM_OPEN | GF_GEOM_COVER},
+        {"10x>", 10, 0, GF_GEOM_W | GF_GEOM_OPEN | GF_GEOM_SHRINK},
+        {"10X<", 10, 0, GF_GEOM_W | GF_GEOM_OPEN | GF_GEOM_ENLARGE},
+        {"10x+3", 10, 0, GF_GEOM_W},
+        {"50%x", 50, 50, GF_GEOM_W | GF_GEOM_H | GF_GEOM_PERCENT | GF_GEOM_OPEN},
+        {" 10 x 8 ", 10, 8, GF_GEOM_W | GF_GEOM_H},
+        {"!10x20", 10, 20, GF_GEOM_W | GF_GEOM_H | GF_GEOM_EXACT},
+        {"10!!", 10, 0, GF_GEOM_W | GF_GEOM_EXACT},
+        {"50%%", 50, 50, GF_GEOM_W | GF_GEOM_H | GF_GEOM_PERCENT},
+        {"10x20+3+4", 10, 20, GF_GEOM_W | GF_GEOM_H},
+        {"10x20-3-4.5", 10, 20, GF_GEOM_W | GF_GEOM_H},
+        {"x20+3", 0, 20, GF_GEOM_H},
+        {"10000@", 10000, 0, GF_GEOM_W | GF_GEOM_AREA},
+        {"100x200@>", 100, 200, GF_GEOM_W | GF_GEOM_H | GF_GEOM_AREA | GF_GEOM_SHRINK},
+        {"1e12@", 1e12, 0, GF_GEOM_W | GF_GEOM_AREA},
+        {"4:3", 4, 3, GF_GEOM_W | GF_GEOM_H | GF_GEOM_RATIO},
+        {"0.5:2.25+1+1", 0.5, 2.25, GF_GEOM_W | GF_GEOM_H | GF_GEOM_RATIO},
     };
-    static const char *bad[] = {"0x0",  "-5x3",  "x",      "abc%",   "",     "10x",
-                                "5x5+", "10xabc", "1e9x1e9", "0x5",   "5x0",  "0.4",
-                                "0%",   "10x-3", "10 x3",  "50%%",   "10!!", "10x20+1+1",
-                                "4:3",  "100@",  "1000001", "1000001%", "1e999", "x-5",
-                                ".",    "1e",    "0x10"};
+    static const char *bad[] = {
+        "0x0",     "-5x3",   "x",       "abc%",     "",         "5x5+",    "10xabc", "1e9x1e9",
+        "0x5",     "5x0",    "0.4",     "0%",       "10x-3",    "4:3:2",   "100@x:3",  "1000001",
+        "1000001%", "1e999", "x-5",     ".",        "1e",       "0x10",    "10+5",   "10+5+5",
+        "x+1+1",   "+1+1",   "@",       "x100@",    "50%@",     "4:3%",    "4:3@",   "4:",
+        ":3",      "0:3",    "4:0",     "10x20+1+1+1", "(10)",  "10,20",   "10/20",  "1e13@",
+        "0.4@",    "10x20x30", "10xx20", "%",       "!",        "10x20+",  "10x20+1+",
+    };
     char why[160];
     (void)state;
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
@@ -495,7 +621,8 @@ static void test_resize_parse(void **state)
         assert_memory_equal(&g, &keep, sizeof g);
     }
     assert_int_equal(gf_geometry_parse("abc%", &(gf_geometry){0}, why, sizeof why), -1);
-    assert_string_equal(why, "a size must be W, xH, WxH or N%, with ! ^ > or <, not 'abc%'");
+    assert_string_equal(why,
+                        "a size must be W, Wx, xH, WxH, N%, A@ or W:H, with ! ^ > or <, not 'abc%'");
     assert_int_equal(gf_geometry_parse("1e9x1e9", &(gf_geometry){0}, why, sizeof why), -1);
     assert_non_null(strstr(why, "at most 1000000"));
     assert_int_equal(gf_geometry_parse("-5x3", &(gf_geometry){0}, why, sizeof why), -1);

@@ -9,11 +9,13 @@
  * that dropped. */
 #include "common.h"
 
+#include <math.h>
+
 #include "../../src/codec/codec.h"
 #include "../../src/codec/meta.h"
 
 static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                              GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+                              GF_DEFAULT_MAX_IMAGE_BYTES, 0, 0, 0};
 
 static void put16(unsigned char *p, unsigned v, int le)
 {
@@ -28,7 +30,8 @@ static void put32(unsigned char *p, uint32_t v, int le)
 }
 
 /* A random EXIF: a TIFF header of byte order le, IFD0 at 8 of `entries`
- * random entries (tags below 0x0112 before it, above after it) of which
+ * random entries (tags below 0x0112 before it, above after it; one value
+ * of a random type each, within the blob) of which
  * entry k is Orientation = o (k < 0: none), then random bytes. *entry_end
  * is where Orientation's entry ends. Returns the malloc'd blob of *n bytes. */
 static unsigned char *make_exif(int le, int entries, int k, int o, size_t *n, size_t *entry_end)
@@ -49,10 +52,13 @@ static unsigned char *make_exif(int le, int entries, int k, int o, size_t *n, si
                        : (k >= 0 && i > k) || (k < 0 && test_rand() % 2)
                            ? 0x0113 + test_rand() % 0x7000
                            : 0x0100 + test_rand() % 0x12;
+        const unsigned type = i == k ? 3 : 1 + test_rand() % 12;
         put16(e, tag, le);
-        put16(e + 2, i == k ? 3 : 1 + test_rand() % 12, le);
-        put32(e + 4, i == k ? 1 : test_rand(), le);
-        put32(e + 8, test_rand(), le);
+        put16(e + 2, type, le);
+        put32(e + 4, 1, le);
+        /* one value: in the entry, or (8 bytes) at an offset within the blob */
+        put32(e + 8, gf_tiff_type_size(type) <= 4 ? test_rand() : 8 + test_rand() % (*n - 15),
+              le);
         if (i == k) {
             put32(e + 8, 0, le);
             put16(e + 8, (unsigned)o, le);
@@ -242,14 +248,15 @@ static void test_icc_check(void **state)
 /* What each format keeps. */
 typedef struct fmt_case {
     gf_format format;
-    int icc, exif; /* kept */
+    int icc, exif; /* kept: 1 byte for byte; exif 2: rebuilt from TIFF tags (the
+                      Orientation read back; test_tiff_exif checks the rest) */
 } fmt_case;
 
 static const fmt_case formats[] = {
     {GF_FMT_JPEG, 1, 1},
     {GF_FMT_PNG, 1, 1},
     {GF_FMT_WEBP, 1, 1},
-    {GF_FMT_TIFF, 1, 0}, /* the EXIF directory is not written */
+    {GF_FMT_TIFF, 1, 2},
 };
 #define NFORMATS (int)(sizeof formats / sizeof formats[0])
 
@@ -314,9 +321,13 @@ static void test_roundtrip(void **state)
             } else {
                 assert_null(info.meta.icc);
             }
-            if (fc->exif) {
+            if (fc->exif == 1) {
                 assert_int_equal(info.meta.exif_len, m.exif_len);
                 assert_memory_equal(info.meta.exif, m.exif, m.exif_len);
+                assert_int_equal(info.orientation, o);
+            } else if (fc->exif == 2) {
+                assert_non_null(info.meta.exif);
+                assert_int_equal(gf_exif_orientation(info.meta.exif, info.meta.exif_len), o);
                 assert_int_equal(info.orientation, o);
             } else {
                 assert_null(info.meta.exif);
@@ -328,6 +339,207 @@ static void test_roundtrip(void **state)
             gf_image_free(&im);
             gf_meta_free(&m);
         }
+    }
+}
+
+/* Appends an IFD entry (tag, type, count, the value's bytes in byte
+ * order le, already swapped) to the EXIF being built in b (*n bytes so
+ * far; values of more than 4 bytes at *v, which grows). */
+typedef struct {
+    unsigned tag, type;
+    uint32_t count;
+    const void *value; /* count values, host order */
+} spec_entry;
+
+static size_t put_value(unsigned char *b, size_t at, const spec_entry *s, int le)
+{
+    const size_t ts = gf_tiff_type_size(s->type);
+    for (uint32_t i = 0; i < s->count; i++) {
+        const unsigned char *v = (const unsigned char *)s->value + i * (ts == 8 ? 8 : ts);
+        if (ts == 1) {
+            b[at + i] = v[0];
+        } else if (ts == 2) {
+            uint16_t x;
+            memcpy(&x, v, 2);
+            put16(b + at + 2 * i, x, le);
+        } else if (ts == 4) {
+            uint32_t x;
+            memcpy(&x, v, 4);
+            put32(b + at + 4 * i, x, le);
+        } else { /* rationals: two uint32 */
+            uint32_t x[2];
+            memcpy(x, v, 8);
+            put32(b + at + 8 * i, x[0], le);
+            put32(b + at + 8 * i + 4, x[1], le);
+        }
+    }
+    return s->count * ts;
+}
+
+/* An EXIF of byte order le with IFD0 entries e0, an EXIF IFD e1 and a GPS
+ * IFD e2 (each in ascending tag order), laid out by hand. */
+static unsigned char *spec_exif(int le, const spec_entry *const dirs[3], const int k[3], size_t *n)
+{
+    unsigned char *b = calloc(1, 4096);
+    size_t at[3], pos = 8, val;
+    int ptrs = (k[1] > 0) + (k[2] > 0);
+
+    assert_non_null(b);
+    memcpy(b, le ? "II" : "MM", 2);
+    put16(b + 2, 42, le);
+    put32(b + 4, 8, le);
+    for (int d = 0; d < 3; d++) {
+        at[d] = pos;
+        pos += 2 + 12 * (size_t)(k[d] + (d ? 0 : ptrs)) + 4;
+    }
+    val = pos;
+    for (int d = 0; d < 3; d++) {
+        int m = 0;
+        put16(b + at[d], (unsigned)(k[d] + (d ? 0 : ptrs)), le);
+        for (int i = 0; i < k[d]; i++, m++) {
+            const spec_entry *s = &dirs[d][i];
+            unsigned char *e = b + at[d] + 2 + 12 * m;
+            const size_t bytes = s->count * gf_tiff_type_size(s->type);
+            put16(e, s->tag, le);
+            put16(e + 2, s->type, le);
+            put32(e + 4, s->count, le);
+            if (bytes <= 4) {
+                put_value(e + 8, 0, s, le);
+            } else {
+                put32(e + 8, (uint32_t)val, le);
+                val += put_value(b, val, s, le);
+                val += val & 1;
+            }
+        }
+        for (int p = 1; d == 0 && p < 3; p++) /* the pointers, last: their tags are highest */
+            if (k[p]) {
+                unsigned char *e = b + at[0] + 2 + 12 * m++;
+                put16(e, p == 1 ? GF_TAG_EXIF_IFD : GF_TAG_GPS_IFD, le);
+                put16(e + 2, GF_TIFF_LONG, le);
+                put32(e + 4, 1, le);
+                put32(e + 8, (uint32_t)at[p], le);
+            }
+    }
+    *n = val;
+    return b;
+}
+
+/* Entry tag of the directory dir of the EXIF x, or NULL. */
+static const gf_ifd_entry *find(const gf_exif_dirs *x, int dir, unsigned tag)
+{
+    for (int i = 0; i < x->n[dir]; i++)
+        if (x->e[dir][i].tag == tag)
+            return &x->e[dir][i];
+    return NULL;
+}
+
+/* EXIF into TIFF and back (gf_encode_tiff's EXIF and GPS directories,
+ * gf_decode_tiff's EXIF rebuilt from them), both byte orders: IFD0's
+ * picture tags (text, Orientation, resolution), a stray EXIF tag in IFD0
+ * (as Pillow writes DateTimeOriginal), EXIF's own (text, rationals, a
+ * SHORT array, UNDEFINED bytes, a tag libtiff does not know) and GPS's,
+ * each with its type, count and values; IFD0's structure tags (ImageWidth)
+ * left out. Then gf_exif_parse and gf_exif_build: parse(build(parse(t)))
+ * gives the same entries. */
+static void test_tiff_exif(void **state)
+{
+    (void)state;
+    static const char make[] = "Canon", model[] = "EOS R5", when[] = "2021:03:04 05:06:07";
+    static const uint16_t orient = 6, unit = 2, iso[2] = {400, 800};
+    static const uint32_t width = 9999, res[2] = {300, 1}, expo[2] = {1, 125},
+                          fnum[2] = {28, 10}, lat[6] = {12, 1, 30, 1, 15, 2}, odd = 123456;
+    static const unsigned char ver[4] = {'0', '2', '3', '2'}, comment[11] = "ASCII\0\0\0hi!";
+    const spec_entry ifd0[] = {
+        {256, GF_TIFF_LONG, 1, &width}, /* structure: left out */
+        {271, GF_TIFF_ASCII, sizeof make, make},  {272, GF_TIFF_ASCII, sizeof model, model},
+        {274, GF_TIFF_SHORT, 1, &orient},         {282, GF_TIFF_RATIONAL, 1, res},
+        {296, GF_TIFF_SHORT, 1, &unit},           {0x9003, GF_TIFF_ASCII, sizeof when, when},
+    };
+    const spec_entry exif[] = {
+        {0x829a, GF_TIFF_RATIONAL, 1, expo}, {0x829d, GF_TIFF_RATIONAL, 1, fnum},
+        {0x8827, GF_TIFF_SHORT, 2, iso},     {0x9000, GF_TIFF_UNDEFINED, 4, ver},
+        {0x9003, GF_TIFF_ASCII, sizeof when, when}, {0x9286, GF_TIFF_UNDEFINED, 11, comment},
+        {0xa4ff, GF_TIFF_LONG, 1, &odd}, /* not a tag libtiff knows */
+    };
+    static const unsigned char gps_ver[4] = {2, 3, 0, 0};
+    const spec_entry gps[] = {{0, GF_TIFF_BYTE, 4, gps_ver}, /* tag 0 is a tag */
+                              {1, GF_TIFF_ASCII, 2, "N"},
+                              {2, GF_TIFF_RATIONAL, 3, lat}};
+    const spec_entry *const dirs[3] = {ifd0, exif, gps};
+    const int k[3] = {7, 7, 3};
+
+    for (int le = 0; le < 2; le++) {
+        size_t n, bn, on;
+        unsigned char *t = spec_exif(le, dirs, k, &n), *built, *outb;
+        gf_meta m = {0};
+        gf_image im, back;
+        gf_load_info info;
+        gf_exif_dirs *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_null(gf_exif_check(t, n));
+        /* parse, build, parse: the same entries */
+        assert_null(gf_exif_parse(t, n, a));
+        assert_int_equal(a->n[0], 7);
+        assert_int_equal(a->n[1], 7);
+        assert_int_equal(a->n[2], 3);
+        assert_non_null(built = gf_exif_build(a, &bn));
+        assert_null(gf_exif_parse(built, bn, b));
+        for (int d = 0; d < 3; d++) {
+            assert_int_equal(b->n[d], a->n[d]);
+            for (int i = 0; i < a->n[d]; i++) {
+                const gf_ifd_entry *x = &a->e[d][i], *y = find(b, d, x->tag);
+                assert_non_null(y);
+                assert_int_equal(y->type, x->type);
+                assert_int_equal(y->count, x->count);
+                assert_memory_equal(y->value, x->value, x->count * gf_tiff_type_size(x->type));
+            }
+        }
+        free(built);
+
+        /* into a TIFF and back */
+        m.exif = t;
+        m.exif_len = n;
+        random_layout(&im, 5, 4, 3, 8);
+        gf_encode_opts o = opts_for(GF_FMT_TIFF, &m);
+        assert_int_equal(gf_encode(&im, &o, &outb, &on), 0);
+        assert_int_equal(gf_decode("t", outb, on, &lim, GF_DECODE_META, &back, &info), 0);
+        assert_int_equal(info.orientation, 6);
+        assert_non_null(info.meta.exif);
+        assert_null(gf_exif_parse(info.meta.exif, info.meta.exif_len, b));
+        assert_int_equal(b->le, 1); /* gpufilt's TIFFs are little-endian */
+        assert_null(find(b, 0, 256));
+        for (int d = 0; d < 3; d++)
+            for (int i = 0; i < a->n[d]; i++) {
+                const gf_ifd_entry *x = &a->e[d][i], *y = find(b, d, x->tag);
+                if (d == 0 && x->tag == 256)
+                    continue;
+                if (!y)
+                    fail_msg("dir %d tag 0x%x lost", d, x->tag);
+                assert_int_equal(y->type, x->type);
+                assert_int_equal(y->count, x->count);
+                for (uint64_t j = 0; j < x->count; j++)
+                    if (x->type == GF_TIFF_RATIONAL) {
+                        /* libtiff 4.5 keeps EXIF's rationals as floats (GPS's and
+                         * the resolution as doubles): equal to float precision */
+                        const double xv = gf_ifd_real(x, j, a->le), yv = gf_ifd_real(y, j, b->le);
+                        if (fabs(yv - xv) > 1.2e-7 * fabs(xv))
+                            fail_msg("dir %d tag 0x%x: %.17g back as %.17g", d, x->tag, xv, yv);
+                    }
+                    else
+                        assert_int_equal(gf_ifd_int(y, j, b->le), gf_ifd_int(x, j, a->le));
+            }
+        /* no other entries in the EXIF and GPS directories */
+        assert_int_equal(b->n[1], 7);
+        assert_int_equal(b->n[2], 3);
+        gf_meta_free(&info.meta);
+        gf_image_free(&back);
+        gf_image_free(&im);
+        free(outb);
+        free(a);
+        free(b);
+        free(t);
     }
 }
 
@@ -351,7 +563,7 @@ static void test_jpeg_bad_icc(void **state)
             m.icc[3] ^= 1; /* the size field disagrees */
         if (k == 1)
             memset(m.icc + 36, 'x', 4); /* no "acsp" */
-        assert_int_equal(gf_jpeg_add_meta(&buf, &len, &m), 0);
+        assert_int_equal(gf_jpeg_add_meta(&buf, &len, &m, "t"), 0);
         if (k == 2) { /* the second of two segments renumbered as the first */
             unsigned char *p = buf;
             int seen = 0;
@@ -423,6 +635,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orientation), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_icc_check),   cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_tiff_exif),
         cmocka_unit_test(test_jpeg_bad_icc), cmocka_unit_test(test_refused_kept_out),
     };
     test_state(); /* print the seed first */

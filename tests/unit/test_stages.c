@@ -80,10 +80,31 @@ static void test_fast_equals_gold(void **state)
     assert_true(701 * 379 >= GF_PARALLEL_PIXELS);
 }
 
+/* The baseline (variant 0) of every stage is exact, and no default names an
+ * inexact variant: --compare, bench and make test-gpu measure against the
+ * one, and the other is what a run without --variant gets. */
+static void test_defaults_exact(void **state)
+{
+    (void)state;
+    for (int i = 0; gf_stages[i]; i++) {
+        const gf_stage_ops *ops = gf_stages[i];
+        assert_non_null(ops->variants[0].name);
+        if (gf_stage_variant_inexact(ops, 0))
+            fail_msg("%s: the baseline variant %s is inexact", ops->name, ops->variants[0].name);
+        for (const gf_default *d = ops->defaults; d && d->variant; d++) {
+            const int v = gf_stage_variant_index(ops, d->variant);
+            if (v < 0 || gf_stage_variant_inexact(ops, v))
+                fail_msg("%s: default %s is %s", ops->name, d->variant,
+                         v < 0 ? "not a variant" : "inexact");
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_equals_gold),
+        cmocka_unit_test(test_defaults_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

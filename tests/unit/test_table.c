@@ -96,6 +96,58 @@ static void test_json(void **state)
     free(s);
 }
 
+/* A bench of every group and layout passes GF_TABLE_ROWS rows: every row is
+ * kept, shown and checked (the rows past it once went to a scratch row and
+ * were lost without a word). */
+static void test_many_rows(void **state)
+{
+    gf_bench_table *t = malloc(sizeof *t);
+    json_error_t err;
+    const int n = 3 * GF_TABLE_ROWS + 17;
+    char name[48];
+    (void)state;
+    assert_non_null(t);
+    fill(t);
+    for (int i = 4; i < n; i++) {
+        snprintf(name, sizeof name, "row %d", i);
+        gf_table_check(&t->t, gf_table_add(&t->t, name, "v", 1.0, 1e6), i != n - 1);
+    }
+    assert_int_equal(t->t.n, n);
+    assert_true(t->t.failed); /* the last row, past the inline rows, failed */
+    ((gf_row *)gf_table_row(&t->t, 5))->runs = 1;   /* a slow kernel, timed once */
+    ((gf_row *)gf_table_row(&t->t, 300))->runs = 6; /* past the inline rows */
+    char *s = render(t, 0);
+    assert_non_null(strstr(s, "row 5                        v                1.0000         1.0 GB/s"
+                              "     2.00           PASS, 1 run\n"));
+    assert_non_null(strstr(s, "PASS, 6 runs\n"));
+    assert_null(strstr(s, "row 4                        v                1.0000         1.0 GB/s"
+                           "     2.00           PASS,"));
+    snprintf(name, sizeof name, "row %d ", n - 1);
+    assert_non_null(strstr(s, name));
+    assert_non_null(strstr(s, "row 300 "));
+    free(s);
+    s = render(t, 1);
+    json_t *j = json_loads(s, 0, &err);
+    if (!j)
+        fail_msg("%s", err.text);
+    json_t *rows = json_object_get(j, "rows");
+    assert_int_equal(json_array_size(rows), n);
+    snprintf(name, sizeof name, "row %d", n - 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, n - 1), "experiment")),
+                        name);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, n - 1), "check")),
+                        "FAIL");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 5), "runs")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 300), "runs")), 6);
+    assert_null(json_object_get(json_array_get(rows, 4), "runs"));
+    json_decref(j);
+    free(s);
+    gf_table_free(&t->t);
+    assert_int_equal(t->t.n, 0);
+    assert_null(t->t.more);
+    free(t);
+}
+
 static void test_timing_report(void **state)
 {
     gf_report *r = calloc(1, sizeof *r);
@@ -129,12 +181,44 @@ static void test_timing_report(void **state)
     free(r);
 }
 
+/* An inexact variant's row gives its difference, neither PASS nor FAIL, and
+ * does not fail the table. */
+static void test_inexact(void **state)
+{
+    gf_bench_table t;
+    json_error_t err;
+    (void)state;
+    fill(&t);
+    gf_row *r = gf_table_add(&t.t, "resize 12.5% lanczos 8x8", "texture", 0.5, 1e6);
+    gf_table_inexact(r, 3, 12, 100);
+    char *s = render(&t, 0);
+    if (!strstr(s, "texture          0.5000         2.0 GB/s     1.00           "
+                   "inexact: max diff 3, 12 of 100 differ\n"))
+        fail_msg("%s", s);
+    free(s);
+    assert_int_equal(t.t.failed, 0);
+    s = render(&t, 1);
+    json_t *j = json_loads(s, 0, &err);
+    if (!j)
+        fail_msg("%s: %s", err.text, s);
+    assert_true(json_is_true(json_object_get(j, "passed")));
+    json_t *row = json_array_get(json_object_get(j, "rows"), 4);
+    assert_string_equal(json_string_value(json_object_get(row, "check")), "inexact");
+    assert_int_equal(json_integer_value(json_object_get(row, "max_diff")), 3);
+    assert_true(json_real_value(json_object_get(row, "differing")) == 12.0);
+    assert_true(json_real_value(json_object_get(row, "samples")) == 100.0);
+    json_decref(j);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_many_rows),
         cmocka_unit_test(test_timing_report),
+        cmocka_unit_test(test_inexact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
