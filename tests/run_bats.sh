@@ -11,6 +11,11 @@ trap 'rm -f "$log"' EXIT
 jobs=${BATS_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # bats runs tests in parallel through GNU parallel
 [ "$jobs" -gt 1 ] && command -v parallel >/dev/null || jobs=1
+# tests side by side share the cores: OpenMP's idle threads wait asleep, not
+# spinning (spinning, two test_stages side by side on 2 cores took 205 s,
+# not 49)
+OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY
 status=0
 { bats --jobs "$jobs" --timing "$@" 2>&1 || echo "gpufilt-bats-status $?"; } | tee "$log" |
 	grep -v '^gpufilt-bats-status '
