@@ -47,6 +47,7 @@ GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(NEWEST),code=compute_$(NEWEST)
 
 .PHONY: all gpufilt deps demo test test-unit test-cli test-layers test-same-bytes test-gpu test-asan test-tsan fuzz \
+        test-unit-asan test-cli-asan \
         fuzz-build install uninstall clean
 
 all: gpufilt
@@ -102,8 +103,16 @@ $(B)/unit/%: tests/unit/%.c tests/unit/common.h $(B)/libgf.a | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(GF_CFLAGS) -o $@ $< $(B)/libgf.a -lcmocka $(LDLIBS_ALL) -lz
 
-test-unit: $(UNIT_BIN)
-	@for t in $(UNIT_BIN); do echo "== $$t"; $$t || exit 1; done
+# Every unit test, N at a time under make -jN (test_stages, the longest,
+# first), each one's output whole when it ends; UNIT_ENV: the environment
+# they run in. Side by side, OpenMP's idle threads wait asleep, not spinning
+# (tests/run_bats.sh says why).
+UNIT_RUN := $(patsubst %,%.run,$(filter %/test_stages,$(UNIT_BIN)) $(filter-out %/test_stages,$(UNIT_BIN)))
+test-unit: $(UNIT_RUN)
+
+$(B)/unit/%.run: $(B)/unit/%
+	@OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} $(UNIT_ENV) $< >$<.log 2>&1; st=$$?; \
+	echo "== $<"; cat $<.log; exit $$st
 
 test-cli: gpufilt
 	GPUFILT=$(CURDIR)/$(B)/gpufilt sh tests/run_bats.sh tests/cli
@@ -120,7 +129,12 @@ SAME_BYTES_COUNT ?= 200
 test-same-bytes: gpufilt
 	SAME_BYTES_COUNT=$(SAME_BYTES_COUNT) sh tests/same_bytes.sh $(B)/gpufilt cpu png jpg tif webp
 
-test: test-layers test-unit test-cli
+# `make -jN test` builds on N cores, then runs the suites one after another,
+# each on every core (tests/run_bats.sh: N command-line tests at a time).
+test: gpufilt $(UNIT_BIN) $(filter $(B)/src/codec/%,$(LIB_OBJ))
+	@$(MAKE) --no-print-directory test-layers
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-cli
 	SAME_BYTES_COUNT=20 sh tests/same_bytes.sh $(B)/gpufilt cpu png jpg tif webp
 
 $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
@@ -128,21 +142,26 @@ $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 
 # Every variant against the gold reference, then again under
 # compute-sanitizer; skips with a message where no GPU is usable.
+# GPU_STEPS, GPU_STAGES and GPU_TOOLS run a piece of it (tests/gpu/run.sh).
 test-gpu: $(B)/test_gpu gpufilt
 	sh tests/gpu/run.sh $(B)/test_gpu
 
 # The CPU test suite under AddressSanitizer, UndefinedBehaviorSanitizer and
 # LeakSanitizer (a CPU-only build in build/asan).
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Under make -jN the unit tests run beside the command-line tests (bats's
+# summary of failures comes at its own end). The command-line tests that
+# check timings or memory peaks skip under a sanitizer (GPUFILT_SANITIZER).
 test-asan:
-	$(MAKE) CUDA=0 B=build/asan SAN="$(ASAN_FLAGS)" build/asan/gpufilt test-unit-asan
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp \
-	UBSAN_OPTIONS=print_stacktrace=1 GPUFILT_SANITIZER=asan GPUFILT=$(CURDIR)/build/asan/gpufilt \
-	    sh tests/run_bats.sh tests/cli
+	$(MAKE) CUDA=0 B=build/asan SAN="$(ASAN_FLAGS)" test-cli-asan test-unit-asan
 
-test-unit-asan: $(UNIT_BIN)
-	@for t in $(UNIT_BIN); do echo "== $$t"; \
-	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp $$t || exit 1; done
+test-unit-asan: UNIT_ENV = ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp
+test-unit-asan: $(UNIT_RUN)
+
+test-cli-asan: $(B)/gpufilt
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1 GPUFILT_SANITIZER=asan GPUFILT=$(CURDIR)/$(B)/gpufilt \
+	    sh tests/run_bats.sh tests/cli
 
 # Batches with several workers, and parallel report writing, under
 # ThreadSanitizer (build/tsan; OpenMP left out, see OMP above).
@@ -166,15 +185,18 @@ fuzz-build:
 $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libgf.a | deps
 	$(CC) $(GF_CFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/libgf.a $(LDLIBS_ALL)
 
-fuzz: fuzz-build
-	@mkdir -p build/fuzz/crashes
-	@for f in $(FUZZERS); do mkdir -p build/fuzz/corpus/$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
-	    LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp build/fuzz/fuzz_$$f \
-	        -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-	        -artifact_prefix=build/fuzz/crashes/$$f- -print_final_stats=1 \
-	        build/fuzz/corpus/$$f tests/fuzz/corpus/$$f >build/fuzz/$$f.log 2>&1; st=$$?; \
-	    grep -E '^(stat::|SUMMARY|==[0-9]+==ERROR)|cov: ' build/fuzz/$$f.log | tail -8; \
-	    [ $$st = 0 ] || { echo "fuzz_$$f: a finding, in build/fuzz/crashes"; exit 1; }; done
+fuzz: $(FUZZERS:%=fuzz-run-%)
+
+# fuzz-run-NAME: the harness NAME for FUZZ_SECONDS (make -jN fuzz runs N at once)
+fuzz-run-%: fuzz-build
+	@mkdir -p build/fuzz/crashes build/fuzz/corpus/$*
+	@LSAN_OPTIONS=print_suppressions=0:suppressions=$(CURDIR)/tests/lsan.supp build/fuzz/fuzz_$* \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz/crashes/$*- -print_final_stats=1 \
+	    build/fuzz/corpus/$* tests/fuzz/corpus/$* >build/fuzz/$*.log 2>&1; st=$$?; \
+	echo "== fuzz_$*, $(FUZZ_SECONDS) s"; \
+	grep -E '^(stat::|SUMMARY|==[0-9]+==ERROR)|cov: ' build/fuzz/$*.log | tail -8; \
+	[ $$st = 0 ] || { echo "fuzz_$*: a finding, in build/fuzz/crashes"; exit 1; }
 
 install: gpufilt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -12,10 +12,21 @@
 #   oneoff    bench/oneoff_bench.sh
 #   batch     bench/batch_bench.sh (BATCH_N photos, 2000; BATCH_R rounds, 1), in
 #             /dev/shm where it exists
-#   variants  test_gpu alone: every variant against the gold (GPU_STAGES, a
-#             regular expression of stage names, keeps to those; GPU_MAX_PIXELS
-#             leaves out larger random sizes; TEST_ARGS adds arguments, --small)
-#   sanitize  test_gpu --small under each compute-sanitizer tool (GPU_STAGES too)
+#   variants, sanitize, oracle, compare, bytes, jpeg, encode, same
+#             that step of make test-gpu alone (tests/gpu/run.sh: GPU_STAGES,
+#             a regular expression of stage names, keeps variants, sanitize,
+#             oracle, compare and bytes to those stages; GPU_TOOLS picks
+#             sanitize's tools; GPU_MAX_PIXELS leaves out variants' larger
+#             random sizes; TEST_ARGS adds test_gpu's arguments, --small)
+#   memcheck, racecheck, initcheck, synccheck
+#             sanitize with that compute-sanitizer tool alone
+#   STEP=STAGES  any of these with GPU_STAGES=STAGES for that step alone:
+#             the pieces of make test-gpu, a stage family each, e.g.
+#             variants=gaussian memcheck=gaussian racecheck=gaussian
+#             initcheck=gaussian synccheck=gaussian oracle=gaussian
+#             compare=gaussian bytes=gaussian, and jpeg encode same
+#             (PIECE_SECONDS, default 300, stops a piece that runs longer;
+#             0 never does)
 #   stencil   gpufilt bench of the neighbourhood stages (BENCH_EXPS, default
 #             "mean gaussian"; BENCH_ARGS adds arguments), 8000x8000, from the
 #             peers build (or the PREBUILT gpufilt, built with PEERS=1)
@@ -37,28 +48,33 @@ else
 	$mk gpufilt build/cuda/test_gpu >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 	echo "built in $(($(date +%s) - t0)) s"
 fi
-cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 [ $# -gt 0 ] || set -- test-gpu bench
 for step; do
 	t0=$(date +%s)
 	echo "=== $step"
-	case $step in
+	case ${step%%=*} in
 	test-gpu) $mk test-gpu >/tmp/test-gpu.log 2>&1
 		echo "test-gpu exit $?"
 		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|ERROR SUMMARY: [1-9]|^==|error' /tmp/test-gpu.log |
 			grep -v 'COMPUTE-SANITIZER' | head -60 | tee "$out/test-gpu.log" ;;
 	bench) $mk B=build/peers PEERS=1 build/peers/gpufilt >>"$out/build.log" 2>&1
 		build/peers/gpufilt bench 2>&1 | tee "$out/bench.log" ;;
-	variants) GPUFILT_TEST_STAGES=${GPU_STAGES:-} GPUFILT_TEST_MAX_PIXELS=${GPU_MAX_PIXELS:-} \
-			build/cuda/test_gpu ${TEST_ARGS:-} \
-			$(ls samples/*.png samples/*.jpg 2>/dev/null) >"$out/variants.log" 2>&1
-		echo "variants exit $?"; grep -E 'FAIL|passed|seed|^inexact' "$out/variants.log" | head -40 ;;
-	sanitize) for tool in memcheck racecheck initcheck synccheck; do
-			GPUFILT_TEST_STAGES=${GPU_STAGES:-} "$cs" --tool $tool --error-exitcode 99 \
-				--print-limit 10 build/cuda/test_gpu --small >"$out/san-$tool.log" 2>&1
-			echo "$tool exit $?"; grep -E 'FAIL|passed|ERROR SUMMARY' "$out/san-$tool.log" | head -5
-		done ;;
+	variants | sanitize | oracle | compare | bytes | jpeg | encode | same | \
+		memcheck | racecheck | initcheck | synccheck)
+		# a piece of make test-gpu: STEP or TOOL, =STAGES for GPU_STAGES
+		piece=${step%%=*} stages=${GPU_STAGES:-} tools=${GPU_TOOLS:-}
+		case $step in *=*) stages=${step#*=} ;; esac
+		case $piece in *check) tools=$piece piece=sanitize ;; esac
+		log=$out/$(echo "$step" | tr -c 'a-zA-Z0-9_.\n-' _).log
+		GPU_STEPS=$piece GPU_STAGES=$stages GPU_TOOLS=$tools GPU_TEST_ARGS=${TEST_ARGS:-} \
+			GPUFILT_TEST_MAX_PIXELS=${GPU_MAX_PIXELS:-} \
+			timeout "${PIECE_SECONDS:-300}" sh tests/gpu/run.sh build/cuda/test_gpu >"$log" 2>&1
+		rc=$?
+		[ $rc = 124 ] && echo "$step: stopped after ${PIECE_SECONDS:-300} s"
+		echo "$step exit $rc"
+		grep -E 'FAIL|MISMATCH|differs|test-gpu|passed|seed|^inexact|ERROR SUMMARY|^==|error' "$log" |
+			grep -v 'COMPUTE-SANITIZER' | head -40 ;;
 	stencil) bin=build/peers/gpufilt
 		if [ -n "${PREBUILT:-}" ]; then
 			bin=build/cuda/gpufilt # a PREBUILT gpufilt built with PEERS=1 has them

@@ -6,6 +6,8 @@
 load helper
 
 setup_file() {
+	# one cluster on fixed ports: its tests run one at a time (tests/run_bats.sh)
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SLURM_DIR="$(mktemp -d)"
 	if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/munged ]; then
 		sh "$ROOT/tests/cli/slurm.sh" up "$SLURM_DIR" >"$SLURM_DIR/up.log" 2>&1 &&

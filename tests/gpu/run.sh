@@ -14,62 +14,111 @@
 # Then one large image written 200 times with --backend cuda, as it is and
 # through --mean 3, to PNG and JPEG, from batches and single processes at
 # once: all the bytes equal (tests/same_bytes.sh).
-# GPU_STEPS picks steps (default all): variants sanitize oracle compare bytes
-# jpeg encode same.
+# The pieces, each a GPU machine's call or a part of one:
+#   GPU_STEPS   the steps (default all): variants sanitize oracle compare
+#               bytes jpeg encode same
+#   GPU_STAGES  an extended regular expression of stage names (mean,
+#               gaussian, erode, mirror, hist, ...: test_gpu's
+#               GPUFILT_TEST_STAGES): variants, sanitize, oracle, compare
+#               and bytes keep to the stages it matches (an oracle or an
+#               option list runs when any stage it runs matches); jpeg,
+#               encode and same run no stage family and ignore it. A
+#               GPU_STAGES that matches no stage of gpufilt --help's list fails.
+#   GPU_TOOLS   sanitize's compute-sanitizer tools (default memcheck
+#               racecheck initcheck synccheck); jpeg runs memcheck on the
+#               nvJPEG path when GPU_TOOLS names it
+#   GPU_TEST_ARGS  test_gpu's arguments before the samples in variants
+#               (--small)
+# e.g. GPU_STEPS=sanitize GPU_TOOLS=racecheck GPU_STAGES='gaussian|unsharp'.
 set -u
 steps=${GPU_STEPS:-variants sanitize oracle compare bytes jpeg encode same}
+tools=${GPU_TOOLS:-memcheck racecheck initcheck synccheck}
+stages_re=${GPU_STAGES:-}
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+tool() { case " $tools " in *" $1 "*) return 0 ;; esac; return 1; }
+# stage_names OPTION...: the stages an option list runs, a line each
+# (--flip, --flop and --rotate 180 are the mirror stage, --transverse and
+# --rotate 90|270 transpose; --border, --filter and --variant name none)
+stage_names() {
+	prev=
+	for w; do
+		case $prev$w in
+		--border | --filter | --variant | --compare | --shared | --no-shared | --rotate) ;;
+		--rotate180) echo mirror ;;
+		--rotate*) echo transpose ;;
+		--flip | --flop) echo mirror ;;
+		--transverse) echo transpose ;;
+		--*) echo "${w#--}" ;;
+		esac
+		prev=$([ "$w" = --rotate ] && echo "$w")
+	done
+}
+# picked OPTION...: GPU_STAGES is empty or matches a stage the options run
+picked() { [ -z "$stages_re" ] || stage_names "$@" | grep -Eq -- "$stages_re"; }
 bin=$1
 gpufilt=${GPUFILT:-./gpufilt}
 status=0
-out=$("$bin" --small 2>&1 | head -1)
+# is a GPU usable? (test_gpu with no stage: its header line, or SKIP)
+out=$(GPUFILT_TEST_STAGES='^$' "$bin" --small 2>&1 | head -1)
 case $out in
 SKIP*) echo "test-gpu: $out"; exit 0 ;;
 esac
+if [ -n "$stages_re" ]; then
+	# the registered stages, as --help lists their variants
+	names=$("$gpufilt" --help | sed -n '/^  variants:/,/^$/p' | grep -o '[a-z][a-z0-9]* (' | tr -d ' (')
+	echo "$names" | grep -Eq -- "$stages_re" || {
+		echo "test-gpu: GPU_STAGES '$stages_re' matches no stage of:" $names
+		exit 1
+	}
+	echo "test-gpu: the stages matching '$stages_re':" $(echo "$names" | grep -E -- "$stages_re")
+fi
 samples=$(ls samples/*.png samples/*.jpg samples/*.pgm 2>/dev/null)
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 t=$(mktemp -d)
 if want variants; then
-echo "== variants against the gold reference"
-"$bin" $samples || status=1
+	echo "== variants against the gold reference${stages_re:+ (stages: $stages_re)}"
+	GPUFILT_TEST_STAGES=$stages_re "$bin" ${GPU_TEST_ARGS:-} $samples || status=1
 fi
 if ! want sanitize; then
 	:
 elif [ -x "$cs" ]; then
-	for tool in memcheck racecheck initcheck synccheck; do
-		echo "== compute-sanitizer --tool $tool"
-		"$cs" --tool "$tool" --error-exitcode 99 --print-limit 10 "$bin" --small samples/coins.png ||
-			{ echo "test-gpu: $tool found errors"; status=1; }
+	for tool in $tools; do
+		echo "== compute-sanitizer --tool $tool${stages_re:+ (stages: $stages_re)}"
+		GPUFILT_TEST_STAGES=$stages_re "$cs" --tool "$tool" --error-exitcode 99 --print-limit 10 \
+			"$bin" --small samples/coins.png || { echo "test-gpu: $tool found errors"; status=1; }
 	done
 else
 	echo "test-gpu: compute-sanitizer not found"; status=1
 fi
 if want oracle; then
-	echo "== every layout through every stage on the GPU, against numpy and OpenCV"
 	. bench/python.sh
-	"$(pick_python "numpy, cv2")" tests/cli/layouts.py "$gpufilt" \
-		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
-		status=1
-fi
-if want oracle; then
-	echo "== the neighbourhood stages on the GPU, every layout and border, against numpy and OpenCV"
-	for fam in gaussian median morph edges; do
-		"$(pick_python "numpy, cv2")" tests/cli/oracle_$fam.py "$gpufilt" \
-			"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
-			status=1
+	seed=${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}
+	# each oracle with the stages it runs
+	if picked --mean --threshold --transpose --flip --gray --depth --hist --colsum --rowsum; then
+		echo "== every layout through every stage on the GPU, against numpy and OpenCV"
+		"$(pick_python "numpy, cv2")" tests/cli/layouts.py "$gpufilt" "$seed" cuda || status=1
+	fi
+	for fam in "gaussian --gaussian --unsharp --mean" "median --median" \
+		"morph --erode --dilate --open --close" "edges --sobel --scharr --laplacian --convolve"; do
+		set -- $fam
+		picked "$@" || continue
+		shift
+		echo "== $*: every layout and border on the GPU, against numpy and OpenCV"
+		"$(pick_python "numpy, cv2")" tests/cli/oracle_${fam%% *}.py "$gpufilt" "$seed" cuda || status=1
 	done
-	echo "== --clahe on the GPU, every layout, against OpenCV's createCLAHE"
-	"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_clahe.py "$gpufilt" \
-		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
-		status=1
-	echo "== --resize on the GPU, every layout and filter, against Pillow (crop: the bytes step)"
-	"$(pick_python "numpy, PIL")" tests/cli/oracle_resize.py "$gpufilt" \
-		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda \
-		pillow || status=1
-	echo "== the tone stages on the GPU, every layout, against OpenCV, Pillow and numpy"
-	"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_tone.py "$gpufilt" \
-		"${GPUFILT_TEST_SEED:-$(awk 'BEGIN { srand(); print int(rand() * 1073741824) }')}" cuda ||
-		status=1
+	if picked --clahe; then
+		echo "== --clahe on the GPU, every layout, against OpenCV's createCLAHE"
+		"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_clahe.py "$gpufilt" "$seed" cuda || status=1
+	fi
+	if picked --resize; then
+		echo "== --resize on the GPU, every layout and filter, against Pillow (crop: the bytes step)"
+		"$(pick_python "numpy, PIL")" tests/cli/oracle_resize.py "$gpufilt" "$seed" cuda pillow ||
+			status=1
+	fi
+	if picked --equalize --autocontrast --level --gamma --negate; then
+		echo "== the tone stages on the GPU, every layout, against OpenCV, Pillow and numpy"
+		"$(pick_python "numpy, cv2, PIL")" tests/cli/oracle_tone.py "$gpufilt" "$seed" cuda || status=1
+	fi
 fi
 if want compare; then
 echo "== gpufilt --compare on the samples"
@@ -80,6 +129,7 @@ for f in $samples; do
 		"--filter box --resize 25% --crop 40x30+3+2 --hist -" "--equalize --mean 3" \
 		"--autocontrast 2 --level 10%,90%,1.5 --gamma 2.2 --negate --hist -" \
 		"--clahe --hist -" "--clahe 4,3x2"; do
+		picked $stages || continue
 		"$gpufilt" "$f" $stages --compare --backend cuda -q >/dev/null ||
 			{ echo "test-gpu: $f $stages: --compare failed"; status=1; }
 	done
@@ -110,6 +160,7 @@ for in in "$t"/in-*.pam; do
 		"--crop 500x200+13+7" "--crop 64x64+990+320 --mean 3" "--equalize" "--autocontrast 2" \
 		"--level 10%,90%,1.5" "--gamma 2.2" "--negate" \
 		"--clahe" "--clahe 0,3x7" "--clahe 40,1x1" "--clahe 1,64x64"; do
+		picked $stages || continue
 		"$gpufilt" "$in" $stages -o "$t/cpu.png" --backend cpu -q
 		# every variant for 8-bit gray; the defaults for the other layouts
 		# (test_gpu checks every variant on every layout against the gold)
@@ -122,6 +173,7 @@ for in in "$t"/in-*.pam; do
 		done
 	done
 	for r in hist colsum rowsum; do
+		picked --$r || continue
 		"$gpufilt" "$in" --$r "$t/cpu.csv" --backend cpu -q
 		case $in in *in-1-8.pam) vs="global shared byte word split warp vector" ;; *) vs=default ;; esac
 		for v in $vs; do
@@ -210,8 +262,8 @@ echo "test-gpu: growing batches: nvJPEG decoded $mid of the 6 MP and $big of the
 [ "$big" -gt 0 ] || { echo "test-gpu: growing batches: nvJPEG decoded none of the 12 MP files"; status=1; }
 diff -r "$t/grow-cpu" "$t/grow-cuda" >/dev/null ||
 	{ echo "test-gpu: growing batches: $(diff -rq "$t/grow-cpu" "$t/grow-cuda" | wc -l) profiles differ from the CPU's"; status=1; }
-echo "== nvJPEG under compute-sanitizer memcheck"
-if [ -x "$cs" ]; then
+if tool memcheck && [ -x "$cs" ]; then
+	echo "== nvJPEG under compute-sanitizer memcheck"
 	"$cs" --tool memcheck --error-exitcode 99 --print-limit 10 "$gpufilt" "$t"/in/s4*-1*.jpg \
 		"$t/in/zz-truncated.jpg" "$t"/in/zz-fuzz-* --mean 5 -o "$t/cs/{stem}.png" --backend cuda \
 		--jobs 4 -q
