@@ -86,7 +86,9 @@ static int all_exist(const gf_plan *p, const gf_item *it)
 
 int gf_job_gpu_jpeg(const gf_plan *p)
 {
-    return !p->compare;
+    /* --draft: every JPEG decodes shrunk on the CPU, each on the worker
+     * that reads it; a feeder in front of them would be one queue for all */
+    return !p->compare && !p->draft;
 }
 
 int gf_job_decode_flags(const gf_plan *p)

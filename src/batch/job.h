@@ -43,6 +43,7 @@ typedef struct gf_job {
     size_t len;
     double t_start;       /* when its run began (gf_now_ms) */
     double t_queued;      /* when it was handed to the hardware decoder */
+    double t_decoded;     /* when the hardware decoder was done with it */
     gf_report rep;        /* its report so far */
     gf_stage stages[GF_MAX_STAGES + 1]; /* an --auto-orient turn, then the plan's */
     int nstages, first;   /* the stages' count; the plan's first's index */
@@ -101,7 +102,8 @@ struct gf_worker {
 };
 
 /* 1 when a run of plan p decodes JPEGs with nvJPEG where it can: not with
- * --compare (every path from the same decoded image). */
+ * --compare (every path from the same decoded image), nor with --draft
+ * (libjpeg-turbo's scaled decode on every worker, no feeder threads). */
 int gf_job_gpu_jpeg(const gf_plan *p);
 
 /* gf_decode's flags for plan p's files: GF_DECODE_LUMA when its first stage

@@ -92,7 +92,34 @@ typedef struct slot {
     double win_start, win_cpu;
     gf_dimage *spare;   /* output buffers given back, for reuse */
     int nspare, spare_cap;
+    /* where the time went (--timings json's summary), ms summed over the
+     * decoder's lanes and the feeders: */
+    int hw_files, hw_batches;  /* files the decoder took, in batches */
+    double hw_busy_ms;         /* in nvJPEG's batched decode */
+    double hw_idle_ms;         /* lanes waiting for files */
+    double feed_wait_ms;       /* feeders waiting for room in the queue */
+    double queued_ms;          /* files waiting in the queue for a lane */
+    double decoded_ms;         /* decoded files waiting for a worker */
 } slot;
+
+/* Where one worker's time went, and its files' steps summed by step and
+ * variant (--timings json's summary). */
+typedef struct step_sum {
+    char step[48], variant[24];
+    double ms;
+    int files;
+} step_sum;
+
+typedef struct worker_stats {
+    int files;            /* processed or failed (not skipped) */
+    double busy_ms;       /* on its files */
+    double wait_ms;       /* waiting for a file */
+    double out_ms;        /* sitting out (sits_out) */
+    int slot_files[GF_MAX_DEVICES];   /* of its files, those each GPU ran */
+    double slot_ms[GF_MAX_DEVICES];   /* their upload, stages, download and GPU encode */
+    step_sum *steps;
+    int nsteps, cap;
+} worker_stats;
 
 typedef struct pool {
     const gf_plan *plan;
@@ -124,6 +151,7 @@ typedef struct pool {
     int njobs;
     int worker_threads; /* OpenMP threads a worker's CPU paths use */
     int jstop;          /* the decoder threads end */
+    worker_stats *stats; /* one a worker, or NULL (out of memory: no summary of them) */
 } pool;
 
 static void *jpeg_main(void *arg);
@@ -463,6 +491,7 @@ static gf_job *pop_decoded(slot *s)
     gf_job *j = pop(&s->dhead, &s->dtail);
 
     if (j) {
+        s->decoded_ms += gf_now_ms() - j->t_decoded;
         s->ndecoded--;
         pthread_cond_signal(&s->feed);
     }
@@ -569,14 +598,18 @@ static void decode_loop(slot *s, int lane)
         gf_dimage *out[HW_BATCH_MAX];
         gf_job *jobs[HW_BATCH_MAX];
         int status[HW_BATCH_MAX], n = 0;
+        double t0 = gf_now_ms(), t1;
         while (!P->jstop && !s->qhead && s->state >= 0 && s->jstate == 2) {
             s->waited = 1;
             pthread_cond_wait(&s->jwork, &P->lock);
         }
+        t1 = gf_now_ms();
+        s->hw_idle_ms += t1 - t0;
         if (!s->qhead || s->state < 0 || s->jstate != 2)
             break;
         while (s->qhead && n < HW_BATCH_MAX) {
             gf_job *j = pop(&s->qhead, &s->qtail);
+            s->queued_ms += t1 - j->t_queued;
             jobs[n] = j;
             data[n] = j->buf;
             len[n] = j->len;
@@ -589,10 +622,15 @@ static void decode_loop(slot *s, int lane)
         if (rc == 0)
             rc = gf_jpeg_gpu_decode(s->jpeg, n, data, len, out, status);
         pthread_mutex_lock(&P->lock);
+        t0 = gf_now_ms();
+        s->hw_busy_ms += t0 - t1;
+        s->hw_files += n;
+        s->hw_batches++;
         if (rc) /* CUDA failed: this GPU decodes no more JPEGs */
             s->jstate = -1;
         for (int k = 0; k < n; k++) {
             jobs[k]->status = rc ? GF_JPEG_GPU_FAILED : status[k];
+            jobs[k]->t_decoded = t0;
             decoded(P, s, jobs[k]);
         }
         measure_busy(s);
@@ -759,13 +797,19 @@ static int sits_out(const pool *P, const gf_worker *w)
  * when all is done. */
 static gf_job *next_work(pool *P, gf_worker *w, int *item)
 {
+    worker_stats *ws = P->stats ? &P->stats[w->id] : NULL;
+
     for (;;) {
         gf_job *j = NULL;
+        double t0;
         *item = -1;
         if (sits_out(P, w)) {
             if (P->next >= P->n && P->inflight == 0 && P->feeding == 0)
                 return NULL;
+            t0 = gf_now_ms();
             pthread_cond_wait(&P->cond, &P->lock);
+            if (ws)
+                ws->out_ms += gf_now_ms() - t0;
             continue;
         }
         if (w->gpu && P->slots[w->slot].dhead)
@@ -784,7 +828,10 @@ static gf_job *next_work(pool *P, gf_worker *w, int *item)
             P->inflight--;
         if (j || *item >= 0)
             return j;
+        t0 = gf_now_ms();
         pthread_cond_wait(&P->cond, &P->lock);
+        if (ws)
+            ws->wait_ms += gf_now_ms() - t0;
     }
 }
 
@@ -835,9 +882,11 @@ static void *feeder_main(void *arg)
     pthread_mutex_lock(&P->lock);
     for (;;) {
         int i, status;
+        const double t0 = gf_now_ms();
         while (!P->jstop && s->state >= 0 && s->jstate > 0 && P->next < P->n &&
                (s->nqueued >= HW_AHEAD || s->nqueued + s->ndecoded >= HW_HELD))
             pthread_cond_wait(&s->feed, &P->lock);
+        s->feed_wait_ms += gf_now_ms() - t0;
         if (P->jstop || s->state < 0 || s->jstate <= 0 || P->next >= P->n)
             break;
         i = P->next++;
@@ -852,6 +901,64 @@ static void *feeder_main(void *arg)
     }
     pthread_mutex_unlock(&P->lock);
     return NULL;
+}
+
+/* The steps of a file's report that are not the GPU's work: the rest of
+ * a file run on a GPU (upload, its stages, download) is. */
+static int host_step(const gf_row *r)
+{
+    static const char *const host[] = {"start-up", "gpu start", "read", "decode", "queue",
+                                       "reports", "encode", "write", "total", NULL};
+
+    if (!strcmp(r->step, "encode") && !strcmp(r->variant, "jpeg-gpu"))
+        return 0;
+    if (!strcmp(r->variant, "cpu"))
+        return 1;
+    for (int i = 0; host[i]; i++)
+        if (!strcmp(r->step, host[i]))
+            return 1;
+    return 0;
+}
+
+/* Adds the file worker w has just finished (status, not skipped), which
+ * took it ms, to its statistics: w->rep's steps summed by step and
+ * variant, and the GPU's share. */
+static void count_file(worker_stats *ws, const gf_worker *w, int status, double ms)
+{
+    const gf_report *rep = &w->rep;
+    const int on_gpu = rep->backend && !strcmp(rep->backend, "cuda");
+
+    ws->busy_ms += ms;
+    if (status < 0) /* skipped, or handed to a decoder (a feeder's) */
+        return;
+    ws->files++;
+    if (on_gpu)
+        ws->slot_files[w->slot]++;
+    for (int i = 0; i < rep->steps.n; i++) {
+        const gf_row *r = gf_table_row(&rep->steps, i);
+        int k = 0;
+        if (on_gpu && !host_step(r))
+            ws->slot_ms[w->slot] += r->ms;
+        while (k < ws->nsteps &&
+               (strcmp(ws->steps[k].step, r->step) || strcmp(ws->steps[k].variant, r->variant)))
+            k++;
+        if (k == ws->nsteps) {
+            if (k == ws->cap) {
+                int cap = ws->cap ? 2 * ws->cap : 16;
+                step_sum *m = realloc(ws->steps, (size_t)cap * sizeof *m);
+                if (!m)
+                    continue; /* this row left out of the sums */
+                ws->steps = m;
+                ws->cap = cap;
+            }
+            memset(&ws->steps[k], 0, sizeof ws->steps[k]);
+            snprintf(ws->steps[k].step, sizeof ws->steps[k].step, "%s", r->step);
+            snprintf(ws->steps[k].variant, sizeof ws->steps[k].variant, "%s", r->variant);
+            ws->nsteps++;
+        }
+        ws->steps[k].ms += r->ms;
+        ws->steps[k].files++;
+    }
 }
 
 static void *worker_main(void *arg)
@@ -870,7 +977,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&P->lock);
         if (!P->plan->batch)
             w->t_process = gf_now_ms() - gf_process_t0;
+        const double t0 = gf_now_ms();
         status = j ? gf_job_resume(w, j) : gf_job_run(w, it);
+        if (P->stats)
+            count_file(&P->stats[w->id], w, status, gf_now_ms() - t0);
         pthread_mutex_lock(&P->lock);
         if (status != GF_JOB_PENDING) /* a worker has no offload: never */
             record(P, it, status);
@@ -1038,7 +1148,101 @@ static int usable_cores(void)
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static void summary(const pool *P, double wall_ms)
+/* The summary's account of where the time went: the workers' files, busy
+ * and waiting time; every file's steps summed (each decoder's share is the
+ * decode step's variants); each GPU's files, its streams' time and its
+ * hardware decoder's; and the bottleneck, the busiest of the workers and
+ * the decoders (the share of their time they were at work). Lock held. */
+static void time_account(const pool *P, json_t *sum)
+{
+    json_t *workers = json_array(), *steps = json_array(), *gpus = json_array(),
+           *busy = json_object();
+    step_sum *all = NULL;
+    int nall = 0, cap = 0;
+    double wbusy = 0, wwait = 0, best = -1;
+    char best_name[64] = "", name[64];
+
+    for (int i = 0; P->stats && i < P->njobs; i++) {
+        const worker_stats *ws = &P->stats[i];
+        json_array_append_new(workers,
+                              json_pack("{s:i,s:i,s:o,s:o,s:o}", "id", i, "files", ws->files,
+                                        "busy_ms", gf_json_real(ws->busy_ms, 1), "wait_ms",
+                                        gf_json_real(ws->wait_ms, 1), "out_ms",
+                                        gf_json_real(ws->out_ms, 1)));
+        wbusy += ws->busy_ms;
+        wwait += ws->wait_ms;
+        for (int k = 0; k < ws->nsteps; k++) {
+            int a = 0;
+            while (a < nall && (strcmp(all[a].step, ws->steps[k].step) ||
+                                strcmp(all[a].variant, ws->steps[k].variant)))
+                a++;
+            if (a == nall) {
+                if (nall == cap) {
+                    step_sum *m = realloc(all, (size_t)(cap = cap ? 2 * cap : 32) * sizeof *m);
+                    if (!m)
+                        break;
+                    all = m;
+                }
+                all[nall] = ws->steps[k];
+                all[nall].ms = 0;
+                all[nall++].files = 0;
+            }
+            all[a].ms += ws->steps[k].ms;
+            all[a].files += ws->steps[k].files;
+        }
+    }
+    for (int a = 0; a < nall; a++) {
+        json_t *o = json_pack("{s:s}", "step", all[a].step);
+        if (all[a].variant[0])
+            json_object_set_new(o, "variant", json_string(all[a].variant));
+        json_object_set_new(o, "files", json_integer(all[a].files));
+        json_object_set_new(o, "ms", gf_json_real(all[a].ms, 1));
+        json_object_set_new(o, "ms_per_file", gf_json_real(all[a].ms / all[a].files, 3));
+        json_array_append_new(steps, o);
+    }
+    free(all);
+    if (P->stats && wbusy + wwait > 0) {
+        best = wbusy / (wbusy + wwait);
+        snprintf(best_name, sizeof best_name, "workers");
+        json_object_set_new(busy, "workers", gf_json_real(best, 3));
+    }
+    for (int k = 0; k < P->nslots; k++) {
+        const slot *s = &P->slots[k];
+        int files = 0;
+        double ms = 0;
+        for (int i = 0; P->stats && i < P->njobs; i++) {
+            files += P->stats[i].slot_files[k];
+            ms += P->stats[i].slot_ms[k];
+        }
+        json_t *g = json_pack("{s:i,s:s,s:i,s:o}", "device", s->device, "name", s->name, "files",
+                              files, "stream_ms", gf_json_real(ms, 1));
+        if (s->hw_batches) {
+            const double on = s->hw_busy_ms / (s->hw_busy_ms + s->hw_idle_ms);
+            json_object_set_new(
+                g, "decoder",
+                json_pack("{s:i,s:i,s:o,s:o,s:o,s:o,s:o}", "files", s->hw_files, "batches",
+                          s->hw_batches, "busy_ms", gf_json_real(s->hw_busy_ms, 1), "idle_ms",
+                          gf_json_real(s->hw_idle_ms, 1), "queued_ms_per_file",
+                          gf_json_real(s->queued_ms / s->hw_files, 3),
+                          "decoded_wait_ms_per_file", gf_json_real(s->decoded_ms / s->hw_files, 3),
+                          "feeders_wait_ms", gf_json_real(s->feed_wait_ms, 1)));
+            snprintf(name, sizeof name, "gpu %d decoder", s->device);
+            json_object_set_new(busy, name, gf_json_real(on, 3));
+            if (on > best) {
+                best = on;
+                snprintf(best_name, sizeof best_name, "%s", name);
+            }
+        }
+        json_array_append_new(gpus, g);
+    }
+    json_object_set_new(sum, "workers", workers);
+    json_object_set_new(sum, "steps", steps);
+    json_object_set_new(sum, "gpus", gpus);
+    json_object_set_new(sum, "busy", busy);
+    json_object_set_new(sum, "bottleneck", best_name[0] ? json_string(best_name) : json_null());
+}
+
+static void summary(pool *P, double wall_ms)
 {
     const gf_plan *p = P->plan;
     int processed = P->done - P->failed - P->skipped;
@@ -1057,6 +1261,9 @@ static void summary(const pool *P, double wall_ms)
                               P->skipped, "wall_ms", gf_json_real(wall_ms, 3), "images_per_s",
                               gf_json_real(rate, 3), "backend", P->gpu_state > 0 ? "cuda" : "cpu",
                               "jobs", P->njobs, "failures", failed);
+        pthread_mutex_lock(&P->lock); /* the decoders may still be waiting */
+        time_account(P, json_object_get(j, "summary"));
+        pthread_mutex_unlock(&P->lock);
         gf_json_line(j, stderr);
         json_decref(j);
         return;
@@ -1167,6 +1374,7 @@ int gf_run(const gf_plan *p)
         status = -GF_EINTERNAL;
         goto join;
     }
+    P.stats = p->batch ? calloc((size_t)njobs, sizeof *P.stats) : NULL;
     for (int i = 0; i < njobs; i++)
         workers[i] = (gf_worker){.plan = p, .get_gpu = worker_gpu, .choose = choose_backend,
                                  .give_back = worker_give_back, .jpeg_seen = worker_jpeg_seen,
@@ -1220,6 +1428,9 @@ done:
     free(P.list);
     free(P.list_buf);
     free(workers);
+    for (int i = 0; P.stats && i < P.njobs; i++)
+        free(P.stats[i].steps);
+    free(P.stats);
     pthread_mutex_destroy(&P.lock);
     pthread_cond_destroy(&P.cond);
     for (int k = 0; k < GF_MAX_DEVICES; k++) {

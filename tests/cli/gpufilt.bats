@@ -744,6 +744,43 @@ assert all(any(s["step"] == "mean 3" for s in f["steps"]) for f in files)
 PY
 }
 
+@test "batch: --timings json's summary says where the time went: workers, steps, GPUs, bottleneck" {
+	make_batch
+	"$GPUFILT" --mean 3 -o out/ in/* --backend cpu --jobs 2 --timings json 2>err.txt || true
+	python3 - <<'PY'
+import json
+lines = [json.loads(l) for l in open("err.txt") if l.startswith("{")]
+files = [l for l in lines if "steps" in l]
+s = lines[-1]["summary"]
+assert s["processed"] == 5 and s["failed"] == 2, s
+w = s["workers"]
+assert [x["id"] for x in w] == [0, 1], w
+assert sum(x["files"] for x in w) == 7, w
+assert all(x["busy_ms"] >= 0 and x["wait_ms"] >= 0 and x["out_ms"] >= 0 for x in w), w
+assert sum(x["busy_ms"] for x in w) > 0, w
+steps = {(x["step"], x.get("variant")): x for x in s["steps"]}
+# every file but corrupt.png (no image format: refused as it is read) was read,
+# the good ones decoded (a PNG and a JPEG decoder) and the rest
+assert steps[("read", None)]["files"] == 6, steps
+dec = [x for k, x in steps.items() if k[0] == "decode"]
+assert sorted((x["variant"], x["files"]) for x in dec) == [("jpeg", 1), ("png", 4)], dec
+for k in [("mean 3", "cpu"), ("encode", "png"), ("write", None), ("total", None)]:
+    assert steps[k]["files"] == 5, (k, steps)
+# the sums are the per-file lines' rows
+for (step, var), x in steps.items():
+    if step == "read":
+        continue
+    rows = [r["ms"] for f in files for r in f["steps"]
+            if r["step"] == step and r.get("variant") == var]
+    assert len(rows) == x["files"], (step, var, rows, x)
+    assert abs(sum(rows) - x["ms"]) <= 0.05 + 0.01 * len(rows), (step, var, sum(rows), x)
+    assert abs(x["ms_per_file"] * x["files"] - x["ms"]) <= 0.05 + 0.001 * x["files"], x
+assert s["gpus"] == [], s
+assert 0 <= s["busy"]["workers"] <= 1, s
+assert s["bottleneck"] == "workers", s
+PY
+}
+
 @test "batch: the default --jobs is the cores the process may use (its affinity), not the host's" {
 	command -v taskset >/dev/null || skip "taskset is not installed"
 	make_batch
