@@ -268,8 +268,7 @@ static int st_launch_2d_as(const Rule &rule, const gf_dimage *in, gf_dimage *out
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(st);
         cudaDestroyTextureObject(tex);
-        GF_CUDA_CHECK(e);
-        return 0;
+        GF_CUDA_CHECK(e); /* then the check below, which finds no error */
     } else if constexpr (V == ST_SHARED) {
         const size_t smem = (size_t)(ST_BX + 2 * rule.rx) * (ST_BY * ST_ROWS + 2 * rule.ry) * C *
                             sizeof(T);

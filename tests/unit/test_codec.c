@@ -472,7 +472,7 @@ static void test_bad_input(void **state)
     assert_int_equal(gf_encode(&a, &png_opts, &buf, &len), 0);
     expect_data_error(buf, len / 2, &lim);
     /* over --max-pixels: refused from the header */
-    gf_limits small = {64 * 63, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+    gf_limits small = {.max_pixels = 64 * 63, .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES, .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
     expect_data_error(buf, len, &small);
     assert_string_equal(gf_errmsg(), "t: PNG image of 64x64 pixels exceeds --max-pixels 4032");
     small.max_pixels = 64 * 64;
@@ -522,7 +522,7 @@ static void test_format_registry(void **state)
     static const unsigned char ppm[] = "P6\n60000 2\n255\n";
     static const unsigned char pam[] = "P7\nWIDTH 9000\nHEIGHT 9000\nDEPTH 4\nMAXVAL 65535\n"
                                        "TUPLTYPE RGB_ALPHA\nENDHDR\n";
-    const gf_limits small = {1000, GF_DEFAULT_MAX_FILE_BYTES, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+    const gf_limits small = {.max_pixels = 1000, .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES, .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
     char buf[128];
     uint64_t need;
     gf_format f;
@@ -658,7 +658,7 @@ static void test_atomic_write(void **state)
 /* A stream is never read past --max-file-size (no doubling beyond it). */
 static void test_read_limit(void **state)
 {
-    gf_limits l = {GF_DEFAULT_MAX_PIXELS, 3000000, GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+    gf_limits l = {.max_pixels = GF_DEFAULT_MAX_PIXELS, .max_file_bytes = 3000000, .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
     unsigned char *buf;
     size_t len;
     (void)state;

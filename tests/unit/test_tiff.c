@@ -14,8 +14,9 @@
 #include "../../src/codec/formats.h"
 #include "../../src/pipeline.h"
 
-static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                              GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+static const gf_limits lim = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                              .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                              .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
 
 static const int compressions[] = {GF_TIFF_DEFLATE, GF_TIFF_NONE, GF_TIFF_LZW, GF_TIFF_PACKBITS};
 static const char *const compression_names[] = {"deflate", "none", "lzw", "packbits"};

@@ -10,8 +10,9 @@
 
 #include "../../src/codec/codec.h"
 
-static const gf_limits lim = {GF_DEFAULT_MAX_PIXELS, GF_DEFAULT_MAX_FILE_BYTES,
-                              GF_DEFAULT_MAX_IMAGE_BYTES, 0};
+static const gf_limits lim = {.max_pixels = GF_DEFAULT_MAX_PIXELS,
+                              .max_file_bytes = GF_DEFAULT_MAX_FILE_BYTES,
+                              .max_image_bytes = GF_DEFAULT_MAX_IMAGE_BYTES};
 
 /* Awkward sizes, and one random one per run. */
 static const int sizes[][2] = {{1, 1}, {7, 3}, {3, 7}, {1, 17}, {16, 16}, {257, 131}, {0, 0}};
