@@ -714,87 +714,105 @@ static void check_made(const gf_image *in, double sigma, int k, const made *pts,
  *   2-D: a K-row image whose middle row B differs from the others A: at the
  *     middle row v = (2^14 - w_r) S_A + w_r S_B, made within (r + 2) 2^11
  *     of a half of 2^28 (inside the bound) by two taps of B; every
- *     configuration must have made some. */
+ *     configuration must have made some. Two taps of B reach a lattice of
+ *     values modulo 2^28 that can miss that window for every output of a
+ *     row (K 3, SIGMA 1.22, three channels, under one seed): a
+ *     configuration that made none is drawn again with another SIGMA, up
+ *     to HALVES_TRIES times. */
+#define HALVES_TRIES 20
+
+/* One configuration of test_gauss_halves: window k, ch channels, sigma;
+ * adds the 1-D points made at an exact half and off it to *halves and *off;
+ * returns the points made near a half in 2-D. */
+static int halves_config(int k, int ch, double sigma, int *halves, int *off)
+{
+    static const int deltas[] = {0, 0, 1, -1, 0, 2, -2, 0, 3, -3};
+    const int r = k / 2, w = 40 * k + 5;
+    const int64_t half = (int64_t)1 << 27, near = (int64_t)(r + 2) * 2048;
+    int32_t wt[MAXK];
+    const size_t ns = (size_t)w * (size_t)ch;
+    unsigned *a = malloc(sizeof *a * ns), *b = malloc(sizeof *b * ns);
+    made *p1 = malloc(sizeof *p1 * ns), *p2 = malloc(sizeof *p2 * ns);
+    int n1 = 0, n2 = 0;
+    gf_image in;
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(p1);
+    assert_non_null(p2);
+    rule_weights(sigma, k, wt);
+    for (int i = 0; i < w * ch; i++) {
+        a[i] = test_rand() & 255;
+        b[i] = test_rand() & 255;
+    }
+    for (int c = 0; c < ch; c++)
+        for (int x = r, n = 0; x + r < w; x += k, n++) {
+            unsigned xa[MAXK], xb[MAXK];
+            int64_t s = 0, sa = 0, sb = 0;
+            const int64_t d = deltas[n % 10];
+            for (int j = 0; j < k; j++) {
+                xa[j] = a[(x - r + j) * ch + c];
+                xb[j] = b[(x - r + j) * ch + c];
+                if (j != r && j != r - 1) {
+                    s += wt[j] * (int64_t)xa[j];
+                    sb += wt[j] * (int64_t)xb[j];
+                }
+            }
+            if (solve_taps(xa, r, r - 1, s, wt[r], wt[r - 1], 14, 8192 + d, 8192 + d)) {
+                *halves += d == 0;
+                *off += d != 0;
+            }
+            for (int j = 0; j < k; j++) {
+                a[(x - r + j) * ch + c] = xa[j];
+                sa += wt[j] * (int64_t)xa[j];
+            }
+            p1[n1++] = (made){x, 1, c, (unsigned)((sa + 8192) >> 14)};
+            if (solve_taps(xb, r, r - 1, (ONE - wt[r]) * sa + wt[r] * sb, (int64_t)wt[r] * wt[r],
+                           (int64_t)wt[r] * wt[r - 1], 28, half - near, half + near)) {
+                const int64_t v = (ONE - wt[r]) * sa + wt[r] * (sb + wt[r] * (int64_t)xb[r] +
+                                                                wt[r - 1] * (int64_t)xb[r - 1]);
+                for (int j = 0; j < k; j++)
+                    b[(x - r + j) * ch + c] = xb[j];
+                p2[n2++] = (made){x, r, c, (unsigned)((v + half) >> 28)};
+            }
+        }
+    /* 1-D: three rows of A */
+    assert_int_equal(gf_image_alloc(&in, w, 3, ch, 8), 0);
+    for (int y = 0; y < 3; y++)
+        for (int i = 0; i < w * ch; i++)
+            gf_sample_set(&in, i / ch, y, i % ch, a[i]);
+    check_made(&in, sigma, k, p1, n1, "1-D halves");
+    gf_image_free(&in);
+    /* 2-D: K rows of A, B in the middle */
+    assert_int_equal(gf_image_alloc(&in, w, k, ch, 8), 0);
+    for (int y = 0; y < k; y++)
+        for (int i = 0; i < w * ch; i++)
+            gf_sample_set(&in, i / ch, y, i % ch, y == r ? b[i] : a[i]);
+    check_made(&in, sigma, k, p2, n2, "2-D near halves");
+    gf_image_free(&in);
+    free(a);
+    free(b);
+    free(p1);
+    free(p2);
+    return n2;
+}
+
 static void test_gauss_halves(void **state)
 {
     static const int ks[] = {3, 5, 7, 9, 11, 13, 17, 21, 31};
-    static const int deltas[] = {0, 0, 1, -1, 0, 2, -2, 0, 3, -3};
     int halves = 0, off = 0;
     (void)state;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
         for (int ch = 1; ch <= 4; ch++) {
-            const int k = ks[ki], r = k / 2, w = 40 * k + 5;
-            const double sigma = 0.5 + (test_rand() % 400) / 100.0;
-            const int64_t half = (int64_t)1 << 27, near = (int64_t)(r + 2) * 2048;
-            int32_t wt[MAXK];
-            const size_t ns = (size_t)w * (size_t)ch;
-            unsigned *a = malloc(sizeof *a * ns), *b = malloc(sizeof *b * ns);
-            made *p1 = malloc(sizeof *p1 * ns), *p2 = malloc(sizeof *p2 * ns);
-            int n1 = 0, n2 = 0;
-            gf_image in;
-            assert_non_null(a);
-            assert_non_null(b);
-            assert_non_null(p1);
-            assert_non_null(p2);
-            rule_weights(sigma, k, wt);
-            for (int i = 0; i < w * ch; i++) {
-                a[i] = test_rand() & 255;
-                b[i] = test_rand() & 255;
+            double sigma = 0;
+            int tries = 0, n2 = 0;
+            while (n2 == 0 && tries++ < HALVES_TRIES) {
+                sigma = 0.5 + (test_rand() % 400) / 100.0;
+                n2 = halves_config(ks[ki], ch, sigma, &halves, &off);
             }
-            for (int c = 0; c < ch; c++)
-                for (int x = r, n = 0; x + r < w; x += k, n++) {
-                    unsigned xa[MAXK], xb[MAXK];
-                    int64_t s = 0, sa = 0, sb = 0;
-                    const int64_t d = deltas[n % 10];
-                    for (int j = 0; j < k; j++) {
-                        xa[j] = a[(x - r + j) * ch + c];
-                        xb[j] = b[(x - r + j) * ch + c];
-                        if (j != r && j != r - 1) {
-                            s += wt[j] * (int64_t)xa[j];
-                            sb += wt[j] * (int64_t)xb[j];
-                        }
-                    }
-                    if (solve_taps(xa, r, r - 1, s, wt[r], wt[r - 1], 14, 8192 + d, 8192 + d)) {
-                        halves += d == 0;
-                        off += d != 0;
-                    }
-                    for (int j = 0; j < k; j++) {
-                        a[(x - r + j) * ch + c] = xa[j];
-                        sa += wt[j] * (int64_t)xa[j];
-                    }
-                    p1[n1++] = (made){x, 1, c, (unsigned)((sa + 8192) >> 14)};
-                    if (solve_taps(xb, r, r - 1, (ONE - wt[r]) * sa + wt[r] * sb,
-                                   (int64_t)wt[r] * wt[r], (int64_t)wt[r] * wt[r - 1], 28,
-                                   half - near, half + near)) {
-                        const int64_t v = (ONE - wt[r]) * sa +
-                                          wt[r] * (sb + wt[r] * (int64_t)xb[r] +
-                                                   wt[r - 1] * (int64_t)xb[r - 1]);
-                        for (int j = 0; j < k; j++)
-                            b[(x - r + j) * ch + c] = xb[j];
-                        p2[n2++] = (made){x, r, c, (unsigned)((v + half) >> 28)};
-                    }
-                }
-            /* 1-D: three rows of A */
-            assert_int_equal(gf_image_alloc(&in, w, 3, ch, 8), 0);
-            for (int y = 0; y < 3; y++)
-                for (int i = 0; i < w * ch; i++)
-                    gf_sample_set(&in, i / ch, y, i % ch, a[i]);
-            check_made(&in, sigma, k, p1, n1, "1-D halves");
-            gf_image_free(&in);
-            /* 2-D: K rows of A, B in the middle */
-            assert_int_equal(gf_image_alloc(&in, w, k, ch, 8), 0);
-            for (int y = 0; y < k; y++)
-                for (int i = 0; i < w * ch; i++)
-                    gf_sample_set(&in, i / ch, y, i % ch, y == r ? b[i] : a[i]);
-            check_made(&in, sigma, k, p2, n2, "2-D near halves");
-            gf_image_free(&in);
             if (n2 == 0)
-                fail_msg("K %d SIGMA %.17g, %d channels: no point near a half made in 2-D", k,
-                         sigma, ch);
-            free(a);
-            free(b);
-            free(p1);
-            free(p2);
+                fail_msg("K %d, %d channels: no point near a half made in 2-D in %d SIGMAs "
+                         "(the last %.17g)",
+                         ks[ki], ch, HALVES_TRIES, sigma);
         }
     if (halves < 100 || off < 100)
         fail_msg("1-D: made %d exact halves and %d points 1-3 2^-14 off: too few", halves, off);
