@@ -2,10 +2,14 @@
 # batch_bench.sh [N [R]] - photo batches: gpufilt against OpenCV-Python with
 # one process per core, in the same run, on N (2000) distinct JPEG photos
 # 2400x1600 q90, chroma 4:2:0 and 4:4:4 (bench/make_photos.py; Pillow). Each
-# job runs R (1) times, OpenCV and gpufilt alternating; the last line of a job
-# is the median of its R ratios. Photos and outputs live in a folder under
-# $BENCH_DIR (default $TMPDIR or /tmp): give both contenders the same disk,
-# or a tmpfs such as /dev/shm to keep writeback out of the figures.
+# job runs R (1) times, OpenCV and gpufilt alternating; gpufilt runs once per
+# column of DEVICES each time, the columns alternating (--device ENTRY; by
+# default "0 all" on a machine of two GPUs or more, "0" with one, gpufilt's
+# default backend without a GPU: bench/python.sh); the last lines of a job
+# are each column's median of its R ratios to OpenCV, and to the first
+# column. Photos and outputs live in a folder under $BENCH_DIR (default
+# $TMPDIR or /tmp): give both contenders the same disk, or a tmpfs such as
+# /dev/shm to keep writeback out of the figures.
 # Jobs, each in colour (RGB: cv2.imread COLOR, a histogram per channel) and
 # in gray (gpufilt --gray, which takes the JPEG's own luma; cv2.imread
 # GRAYSCALE):
@@ -16,42 +20,63 @@
 #                  and nvJPEG (--backend cuda) (4:2:0, colour)
 # BATCH_SETS (default "p420 p444"; empty for none) picks the chroma
 # subsamplings of the first two jobs, BATCH_MODES (default "colour gray")
-# their modes; BATCH_EXTRA=0 leaves out the cpu and jpeg jobs. BATCH_LONG=K
-# adds a histogram run over the 4:2:0 photos listed K times (--files-from,
-# outputs by {index}): its rate, files done each second, and peak RSS
-# (/usr/bin/time -f %M, where it exists).
+# their modes; BATCH_EXTRA=0 leaves out the cpu and jpeg jobs. Only the
+# photo sets some job reads are made. BATCH_LONG=K adds histogram runs over
+# the 4:2:0 photos listed K times (--files-from, outputs by {index}), one a
+# mode of BATCH_MODES and a column, and BATCH_LONG_PNG=1 the --mean 5 +
+# CSV + PNG job over the same list in colour: each one's rate, files done
+# each second, and peak RSS (/usr/bin/time -f %M, where it exists).
+# Before the jobs, the limits they are judged by: `gpufilt bench jpeg` on
+# each set (GPU 0 and the cores; the cores alone without a GPU).
 # Images/s is files over the whole process's wall clock, start-up included
 # (the interpreter's too for OpenCV); "steady" is the second half's files
-# over the second half's time, from each file's done_ms. Where the time goes:
-# each step's mean ms per file from --timings json (worker time, summed over
-# workers). Run from the repository root after `make`; needs Pillow and cv2.
+# over the second half's time, from each file's done_ms. Where the time goes,
+# from each batch's --timings json summary (bench/batch_timings.py): the
+# bottleneck, the busy shares of the workers and of each GPU's hardware
+# decoder, each decoder's share of the files, each step's ms a file (worker
+# time), each GPU's decoder waits, the workers' busy and waiting time. Run
+# from the repository root after `make` (GPUFILT names another gpufilt);
+# needs Pillow and cv2.
+# shellcheck disable=SC2086 # $gray, $timer and the device arguments split on purpose
 set -eu
 n=${1:-2000}
 reps=${2:-1}
 . bench/python.sh
 py=$(pick_python "cv2, PIL")
 cores=$(nproc)
+gpufilt=${GPUFILT:-./gpufilt}
+devices=$(bench_devices)
+sets=${BATCH_SETS-p420 p444}
 work_dir
 
-# the photos, made by one process per core
-for sub in 420 444; do
+# the photos the jobs read, made by one process per core
+made=
+for set in p420 p444; do
+	want=
+	case " $sets " in *" $set "*) want=1 ;; esac
+	[ $set = p420 ] && { [ "${BATCH_LONG:-0}" -gt 0 ] || [ "${BATCH_EXTRA:-1}" = 1 ]; } && want=1
+	[ -n "$want" ] || continue
 	per=$(((n + cores - 1) / cores))
 	i=0
 	while [ $i -lt "$n" ]; do
 		k=$((n - i < per ? n - i : per))
-		$py bench/make_photos.py "$w/p$sub" "$k" 2400 1600 "$sub" 90 "$i" &
+		$py bench/make_photos.py "$w/$set" "$k" 2400 1600 "${set#p}" 90 "$i" &
 		i=$((i + k))
 	done
 	wait
+	cat "$w/$set"/* >/dev/null # in the page cache, for every contender
+	made="$made${made:+, }$set $(du -sh "$w/$set" | cut -f1)"
 done
-echo "photos: $n x JPEG 2400x1600 q90 (4:2:0 and 4:4:4), $(du -sh "$w/p420" | cut -f1) and" \
-	"$(du -sh "$w/p444" | cut -f1); $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU)"
-cat "$w"/p420/* "$w"/p444/* >/dev/null # both sets in the page cache, for every contender
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, -)
+echo "photos: $n x JPEG 2400x1600 q90 (${made:-none}); $cores cores; ${gpus:-no GPU};" \
+	"gpufilt columns: $devices"
 # the limits the batches are judged by, on these photos: each decoder alone, both at once,
-# PNG encoding alone (gpufilt bench jpeg)
-for set in ${BATCH_SETS-p420 p444}; do
+# PNG encoding alone (gpufilt bench jpeg; --cpu, the cores alone, without a GPU)
+cpuonly=
+[ "$(gpu_count)" -gt 0 ] || cpuonly=--cpu
+for set in $sets; do
 	echo "== limits, $set: gpufilt bench jpeg"
-	./gpufilt bench jpeg --photos "$w/$set" --count "$n" --reps 1 | grep -v '^copy'
+	"$gpufilt" bench jpeg --photos "$w/$set" --count "$n" --reps 1 $cpuonly | grep -v '^copy'
 done
 
 # OpenCV-Python: the same jobs, a pool of one process per core
@@ -84,50 +109,23 @@ if __name__ == "__main__":
         p.map(one, sorted(glob.glob(os.path.join(src, "*.jpg"))), chunksize=8)
 PY
 
-now() { date +%s.%N; }
-secs() { echo "$1 $2" | awk '{ printf "%.3f", $2 - $1 }'; }
+key() { echo "$1" | tr -c 'a-zA-Z0-9\n' _; }
 
-# gpufilt LABEL SET ARGS...: runs a batch, prints its rate, steady rate and steps
+# gpufilt_job LABEL COUNT DEVICE ARGS...: a batch of COUNT files (inputs in
+# ARGS) on one column, under $timer; its rate, steady rate and where the time
+# went (bench/batch_timings.py); the rate in $w/gpufilt_rate
 gpufilt_job() {
-	glabel=$1 gset=$2
-	shift 2
+	glabel=$1 gcount=$2 gdev=$3
+	shift 3
+	[ "$gdev" = default ] || glabel="$glabel --device $gdev"
 	rm -rf "$w/o"
 	mkdir -p "$w/o"
+	dargs=$(device_args "$gdev")
 	t0=$(now)
-	./gpufilt "$w/$gset"/*.jpg "$@" --timings json 2>"$w/t.json" >/dev/null || true
+	$timer "$gpufilt" "$@" $dargs --timings json 2>"$w/t.json" >/dev/null || true
 	t1=$(now)
-	g=$(secs "$t0" "$t1")
-	$py - "$w/t.json" "$n" "$g" "$glabel" <<'PY'
-import json, sys
-path, n, wall, label = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-files, steps, summary, backends, decoders = [], {}, None, {}, {}
-for line in open(path):
-    if not line.startswith("{"):
-        continue
-    d = json.loads(line)
-    if "summary" in d:
-        summary = d["summary"]
-    elif "steps" in d:
-        files.append(d.get("done_ms", 0))
-        backends[d["backend"]] = backends.get(d["backend"], 0) + 1
-        for s in d["steps"]:
-            k = s["step"] + ("/" + s["variant"] if s.get("variant") else "")
-            steps[k] = steps.get(k, 0) + s["ms"]
-            if s["step"] == "decode":
-                decoders[s.get("variant")] = decoders.get(s.get("variant"), 0) + 1
-files.sort()
-h = len(files) // 2
-steady = (len(files) - h) / ((files[-1] - files[h - 1]) / 1e3) if h and files[-1] > files[h - 1] else 0
-rate = n / wall if len(files) == n else 0.0  # 0: files failed
-print("  %-28s %7.1f images/s (%.2f s, %d done, %s), steady %.1f/s%s" %
-      (label, n / wall, wall, len(files), ",".join("%s %d" % kv for kv in backends.items()), steady,
-       "" if rate else "; FAILED: %d of %d files not done" % (n - len(files), n)))
-print("    per file: " + ", ".join("%s %.2f" % (k, v / max(1, len(files)))
-                                  for k, v in steps.items() if k != "total"))
-print("    decoded by: " + ", ".join("%s %d" % kv for kv in sorted(decoders.items())))
-open(path + ".rate", "w").write("%f" % rate)
-PY
-	mv "$w/t.json.rate" "$w/gpufilt_rate"
+	$py bench/batch_timings.py "$w/t.json" "$glabel" "$gcount" "$(secs "$t0" "$t1")" \
+		"$w/gpufilt_rate"
 	rm -rf "$w/o"
 }
 
@@ -144,68 +142,109 @@ cv_job() {
 	echo "$n $g" | awk '{ printf "%f", $1 / $2 }' >"$w/cv_rate"
 }
 
-ratio() { awk -v g="$(cat "$w/gpufilt_rate")" -v c="$(cat "$w/cv_rate")" \
-	'BEGIN { r = g / c; printf "  gpufilt / OpenCV: %.2fx\n", r; printf "%f\n", r >> "'"$w/ratios"'" }'; }
+# median LABEL FILE: the median and range of FILE's numbers, one a line
+median() {
+	sort -g "$2" | awk -v l="$1" '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "  %s: %.2fx, median of %d (%.2f-%.2f)\n", l, m, NR, v[1], v[NR] }'
+}
+
+# columns_ratio LABEL: each column's rates (in $w/rates.KEY, one a run) over the
+# first column's, run by run, and their median
+columns_ratio() {
+	first=
+	for d in $devices; do
+		if [ -z "$first" ]; then
+			first=$d
+			continue
+		fi
+		paste "$w/rates.$(key "$first")" "$w/rates.$(key "$d")" |
+			awk '{ print ($1 > 0 ? $2 / $1 : 0) }' >"$w/by_first"
+		median "$1 --device $d / --device $first" "$w/by_first"
+	done
+}
 
 # pair CVJOB MODE SET GPUFILT-LABEL GPUFILT-ARGS...: OpenCV's job (MODE
-# colour or gray) and gpufilt's, alternating R times, then the median of the
-# R ratios
+# colour or gray) and gpufilt's on each column, alternating R times, then
+# each column's median of its R ratios to OpenCV and to the first column
 pair() {
 	job=$1 mode=$2 set=$3 label=$4
 	shift 4
-	: >"$w/ratios"
+	for d in $devices; do
+		: >"$w/ratios.$(key "$d")"
+		: >"$w/rates.$(key "$d")"
+	done
 	r=0
 	while [ $r -lt "$reps" ]; do
 		cv_job "$job $mode" "$set" "$job" "$mode"
-		gpufilt_job "$label" "$set" "$@"
-		ratio
+		for d in $devices; do
+			gpufilt_job "$label" "$n" "$d" "$w/$set"/*.jpg "$@"
+			cat "$w/gpufilt_rate" >>"$w/rates.$(key "$d")"
+			awk -v g="$(cat "$w/gpufilt_rate")" -v c="$(cat "$w/cv_rate")" -v d="$d" \
+				-v f="$w/ratios.$(key "$d")" 'BEGIN { r = c > 0 ? g / c : 0
+				printf "  gpufilt (%s) / OpenCV: %.2fx\n", d, r; printf "%f\n", r >> f }'
+		done
 		r=$((r + 1))
 	done
-	[ "$reps" -eq 1 ] || sort -g "$w/ratios" | awk '{ v[NR] = $1 } END {
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "  median of %d: %.2fx (%.2f-%.2f)\n", NR, m, v[1], v[NR] }'
+	if [ "$reps" -gt 1 ]; then
+		for d in $devices; do
+			median "gpufilt ($d) / OpenCV" "$w/ratios.$(key "$d")"
+		done
+	fi
+	columns_ratio "$label"
 }
 
-for set in ${BATCH_SETS-p420 p444}; do
+timer=
+for set in $sets; do
 	for mode in ${BATCH_MODES-colour gray}; do
 		gray=
-		[ $mode = colour ] || gray=--gray
+		[ "$mode" = colour ] || gray=--gray
 		echo "== $set, $mode: --mean 5 + histogram CSV + PNG out"
-		pair mean+hist+png $mode "$set" "gpufilt $gray" $gray --mean 5 \
+		pair mean+hist+png "$mode" "$set" "gpufilt${gray:+ $gray}" $gray --mean 5 \
 			--hist "$w/o/{stem}.csv" -o "$w/o/{stem}.png"
 		echo "== $set, $mode: histogram CSV only"
-		pair hist $mode "$set" "gpufilt $gray" $gray --hist "$w/o/{stem}.csv"
+		pair hist "$mode" "$set" "gpufilt${gray:+ $gray}" $gray --hist "$w/o/{stem}.csv"
 	done
 done
+
+# long LABEL ARGS...: gpufilt over $w/long.list on each column, alternating,
+# each with its files done each second and peak RSS
+long() {
+	llabel=$1
+	shift
+	for d in $devices; do
+		: >"$w/rates.$(key "$d")"
+		rm -f "$w/rss"
+		gpufilt_job "$llabel" "$(wc -l <"$w/long.list")" "$d" --files-from "$w/long.list" "$@"
+		cat "$w/gpufilt_rate" >>"$w/rates.$(key "$d")"
+		grep -o '"done_ms":[0-9.]*' "$w/t.json" | awk -F: -v rss="$([ -s "$w/rss" ] && cat "$w/rss")" '
+			{ s = int($2 / 1000); c[s]++; if (s > m) m = s }
+			END { for (i = 0; i <= m; i++) l = l (i ? ", " : "") c[i] + 0
+				printf "    peak RSS %s; files done each second: %s\n",
+					rss ? sprintf("%.0f MB", rss / 1024) : "not measured", l }'
+	done
+	columns_ratio "$llabel"
+}
+
 if [ "${BATCH_LONG:-0}" -gt 0 ]; then
 	k=0
 	while [ $k -lt "$BATCH_LONG" ]; do
 		ls "$w"/p420/*.jpg
 		k=$((k + 1))
 	done >"$w/long.list"
-	echo "== p420, colour: histogram CSV only, $(wc -l <"$w/long.list") entries (the photos $BATCH_LONG times)"
-	rm -rf "$w/o"
-	mkdir -p "$w/o"
-	timer=
 	[ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $w/rss"
-	t0=$(now)
-	$timer ./gpufilt --files-from "$w/long.list" --hist "$w/o/{index}.csv" --timings json \
-		2>"$w/t.json" >/dev/null || true
-	t1=$(now)
-	$py - "$w/t.json" "$(secs "$t0" "$t1")" "$([ -s "$w/rss" ] && cat "$w/rss")" <<'PY'
-import json, sys
-done = sorted(json.loads(l)["done_ms"] for l in open(sys.argv[1]) if l.startswith('{"input"') and '"steps"' in l)
-wall, rss = float(sys.argv[2]), sys.argv[3]
-h = len(done) // 2
-per_s = [0] * (int(done[-1] // 1000) + 1)
-for t in done:
-    per_s[int(t // 1000)] += 1
-print("  %d done, %.1f images/s (%.2f s), steady %.1f/s; peak RSS %s" %
-      (len(done), len(done) / wall, wall, (len(done) - h) / ((done[-1] - done[h - 1]) / 1e3),
-       "%.0f MB" % (int(rss) / 1024) if rss else "not measured"))
-print("  files done each second: " + ", ".join(str(c) for c in per_s))
-PY
-	rm -rf "$w/o"
+	entries="$(wc -l <"$w/long.list") entries (the photos $BATCH_LONG times)"
+	for mode in ${BATCH_MODES-colour gray}; do
+		gray=
+		[ "$mode" = colour ] || gray=--gray
+		echo "== p420, $mode: histogram CSV only, $entries"
+		long "gpufilt${gray:+ $gray}" $gray --hist "$w/o/{index}.csv"
+	done
+	if [ "${BATCH_LONG_PNG:-0}" = 1 ]; then
+		echo "== p420, colour: --mean 5 + histogram CSV + PNG out, $entries"
+		long gpufilt --mean 5 --hist "$w/o/{index}.csv" -o "$w/o/{index}.png"
+	fi
+	timer=
 fi
 [ "${BATCH_EXTRA:-1}" = 1 ] || exit 0
 echo "== p420, colour: --mean 5 + histogram CSV + PNG out, --backend cpu"

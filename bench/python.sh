@@ -1,8 +1,15 @@
+# shellcheck shell=sh
 # python.sh - sourced by the bench scripts: pick_python MODULES prints the
 # first of python3 and /usr/bin/python3 that imports MODULES ("cv2, PIL"),
 # or python3 when neither does (its import error then says what is missing);
 # work_dir sets w to a new folder under $BENCH_DIR (default $TMPDIR or /tmp),
-# removed when the script exits.
+# removed when the script exits; bench_devices prints the gpufilt columns to
+# run, one --device value each: $DEVICES where set, else "0 all" where
+# `nvidia-smi -L` lists two GPUs or more, "0" where it lists one, and
+# "default" (no --device: gpufilt's default backend) without nvidia-smi or
+# a GPU; gpu_count prints how many GPUs `nvidia-smi -L` lists (0 without
+# it); device_args ENTRY prints the arguments of a column; now prints the
+# time in seconds, secs T0 T1 the seconds between two.
 pick_python() {
 	for p in python3 /usr/bin/python3; do
 		if $p -c "import $1" 2>/dev/null; then
@@ -17,3 +24,27 @@ work_dir() {
 	w=$(mktemp -d -p "${BENCH_DIR:-${TMPDIR:-/tmp}}")
 	trap 'rm -rf "$w"' EXIT
 }
+
+gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
+
+bench_devices() {
+	if [ -n "${DEVICES:-}" ]; then
+		echo "$DEVICES"
+		return
+	fi
+	ngpu=$(gpu_count)
+	if [ "$ngpu" -ge 2 ]; then
+		echo "0 all"
+	elif [ "$ngpu" -eq 1 ]; then
+		echo 0
+	else
+		echo default
+	fi
+}
+
+device_args() {
+	[ "$1" = default ] || echo "--device $1"
+}
+
+now() { date +%s.%N; }
+secs() { echo "$1 $2" | awk '{ printf "%.3f", $2 - $1 }'; }
