@@ -109,8 +109,6 @@ if __name__ == "__main__":
         p.map(one, sorted(glob.glob(os.path.join(src, "*.jpg"))), chunksize=8)
 PY
 
-key() { echo "$1" | tr -c 'a-zA-Z0-9\n' _; }
-
 # gpufilt_job LABEL COUNT DEVICE ARGS...: a batch of COUNT files (inputs in
 # ARGS) on one column, under $timer; its rate, steady rate and where the time
 # went (bench/batch_timings.py); the rate in $w/gpufilt_rate
@@ -142,28 +140,6 @@ cv_job() {
 	echo "$n $g" | awk '{ printf "%f", $1 / $2 }' >"$w/cv_rate"
 }
 
-# median LABEL FILE: the median and range of FILE's numbers, one a line
-median() {
-	sort -g "$2" | awk -v l="$1" '{ v[NR] = $1 } END {
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "  %s: %.2fx, median of %d (%.2f-%.2f)\n", l, m, NR, v[1], v[NR] }'
-}
-
-# columns_ratio LABEL: each column's rates (in $w/rates.KEY, one a run) over the
-# first column's, run by run, and their median
-columns_ratio() {
-	first=
-	for d in $devices; do
-		if [ -z "$first" ]; then
-			first=$d
-			continue
-		fi
-		paste "$w/rates.$(key "$first")" "$w/rates.$(key "$d")" |
-			awk '{ print ($1 > 0 ? $2 / $1 : 0) }' >"$w/by_first"
-		median "$1 --device $d / --device $first" "$w/by_first"
-	done
-}
-
 # pair CVJOB MODE SET GPUFILT-LABEL GPUFILT-ARGS...: OpenCV's job (MODE
 # colour or gray) and gpufilt's on each column, alternating R times, then
 # each column's median of its R ratios to OpenCV and to the first column
@@ -188,10 +164,10 @@ pair() {
 	done
 	if [ "$reps" -gt 1 ]; then
 		for d in $devices; do
-			median "gpufilt ($d) / OpenCV" "$w/ratios.$(key "$d")"
+			median "gpufilt ($d) / OpenCV" "$w/ratios.$(key "$d")" x
 		done
 	fi
-	columns_ratio "$label"
+	columns_ratio "$label" $devices
 }
 
 timer=
@@ -223,7 +199,7 @@ long() {
 				printf "    peak RSS %s; files done each second: %s\n",
 					rss ? sprintf("%.0f MB", rss / 1024) : "not measured", l }'
 	done
-	columns_ratio "$llabel"
+	columns_ratio "$llabel" $devices
 }
 
 if [ "${BATCH_LONG:-0}" -gt 0 ]; then

@@ -12,6 +12,10 @@
 #   oneoff    bench/oneoff_bench.sh
 #   batch     bench/batch_bench.sh (BATCH_N photos, 2000; BATCH_R rounds, 1), in
 #             /dev/shm where it exists
+#   thumbs    bench/thumbs_bench.sh (THUMBS_N photos, 2000; THUMBS_R rounds, 1),
+#             in /dev/shm where it exists
+#             (both pass on DEVICES, BATCH_* and THUMBS_LONG; each stops
+#             when the call has run RUN_SECONDS, 570, build included)
 #   variants, sanitize, oracle, compare, bytes, jpeg, encode, same
 #             that step of make test-gpu alone (tests/gpu/run.sh: GPU_STAGES,
 #             a regular expression of stage names, keeps variants, sanitize,
@@ -40,6 +44,9 @@ LD_LIBRARY_PATH=$PWD/.devdeps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 mk="make -j$(nproc) SKIP_DEPS=1 CUDA_ARCHS=${CUDA_ARCHS:-90} DEP_CFLAGS=-I.devdeps/include DEP_LDFLAGS=-L.devdeps/lib"
 t0=$(date +%s)
+start=$t0
+# left: the seconds a step may run before the call has run RUN_SECONDS
+left() { l=$((${RUN_SECONDS:-570} - ($(date +%s) - start))); echo $((l > 10 ? l : 10)); }
 if [ -n "${PREBUILT:-}" ]; then
 	mkdir -p build/cuda
 	cp "$PREBUILT/gpufilt" build/cuda/gpufilt && cp "$PREBUILT/test_gpu" build/cuda/test_gpu &&
@@ -88,7 +95,11 @@ for step; do
 	cpu) sh bench/cpu_vs_opencv.sh 2>&1 | tee "$out/cpu.log" ;;
 	oneoff) sh bench/oneoff_bench.sh 2>&1 | tee "$out/oneoff.log" ;;
 	batch) [ -d /dev/shm ] && BENCH_DIR=${BENCH_DIR:-/dev/shm} && export BENCH_DIR
-		timeout 560 sh bench/batch_bench.sh "${BATCH_N:-2000}" "${BATCH_R:-1}" 2>&1 | tee "$out/batch.log" ;;
+		timeout "$(left)" sh bench/batch_bench.sh "${BATCH_N:-2000}" "${BATCH_R:-1}" 2>&1 |
+			tee "$out/batch.log" ;;
+	thumbs) [ -d /dev/shm ] && BENCH_DIR=${BENCH_DIR:-/dev/shm} && export BENCH_DIR
+		timeout "$(left)" sh bench/thumbs_bench.sh "${THUMBS_N:-2000}" "${THUMBS_R:-1}" 2>&1 |
+			tee "$out/thumbs.log" ;;
 	*) echo "unknown step $step" ;;
 	esac
 	echo "=== $step: $(($(date +%s) - t0)) s"

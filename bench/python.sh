@@ -8,8 +8,12 @@
 # `nvidia-smi -L` lists two GPUs or more, "0" where it lists one, and
 # "default" (no --device: gpufilt's default backend) without nvidia-smi or
 # a GPU; gpu_count prints how many GPUs `nvidia-smi -L` lists (0 without
-# it); device_args ENTRY prints the arguments of a column; now prints the
-# time in seconds, secs T0 T1 the seconds between two.
+# it); device_args ENTRY prints the arguments of a column, key ENTRY a file
+# name for it; now prints the time in seconds, secs T0 T1 the seconds
+# between two; median LABEL FILE UNIT the median and range of FILE's
+# numbers, one a line; columns_ratio LABEL COLUMN... each other column's
+# rates over the first's (in $w/rates.KEY, one a run), run by run, and their
+# median.
 pick_python() {
 	for p in python3 /usr/bin/python3; do
 		if $p -c "import $1" 2>/dev/null; then
@@ -48,3 +52,20 @@ device_args() {
 
 now() { date +%s.%N; }
 secs() { echo "$1 $2" | awk '{ printf "%.3f", $2 - $1 }'; }
+key() { echo "$1" | tr -c 'a-zA-Z0-9\n' _; }
+
+median() {
+	sort -g "$2" | awk -v l="$1" -v u="$3" '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "  %s: %.2f%s, median of %d (%.2f-%.2f)\n", l, m, u, NR, v[1], v[NR] }'
+}
+
+columns_ratio() {
+	clabel=$1 first=$2
+	shift 2
+	for d; do
+		paste "$w/rates.$(key "$first")" "$w/rates.$(key "$d")" |
+			awk '{ print ($1 > 0 ? $2 / $1 : 0) }' >"$w/by_first"
+		median "$clabel --device $d / --device $first" "$w/by_first" x
+	done
+}
