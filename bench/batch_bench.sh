@@ -27,7 +27,9 @@
 # CSV + PNG job over the same list in colour: each one's rate, files done
 # each second, and peak RSS (/usr/bin/time -f %M, where it exists).
 # Before the jobs, the limits they are judged by: `gpufilt bench jpeg` on
-# each set (GPU 0 and the cores; the cores alone without a GPU).
+# each set made (GPU 0 and the cores; the cores alone without a GPU).
+# BATCH_SETS= BATCH_LONG=K makes the 4:2:0 set, its limits and the long runs
+# alone.
 # Images/s is files over the whole process's wall clock, start-up included
 # (the interpreter's too for OpenCV); "steady" is the second half's files
 # over the second half's time, from each file's done_ms. Where the time goes,
@@ -50,7 +52,7 @@ sets=${BATCH_SETS-p420 p444}
 work_dir
 
 # the photos the jobs read, made by one process per core
-made=
+made='' made_sets=''
 for set in p420 p444; do
 	want=
 	case " $sets " in *" $set "*) want=1 ;; esac
@@ -66,6 +68,7 @@ for set in p420 p444; do
 	wait
 	cat "$w/$set"/* >/dev/null # in the page cache, for every contender
 	made="$made${made:+, }$set $(du -sh "$w/$set" | cut -f1)"
+	made_sets="$made_sets $set"
 done
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, -)
 echo "photos: $n x JPEG 2400x1600 q90 (${made:-none}); $cores cores; ${gpus:-no GPU};" \
@@ -74,7 +77,7 @@ echo "photos: $n x JPEG 2400x1600 q90 (${made:-none}); $cores cores; ${gpus:-no 
 # PNG encoding alone (gpufilt bench jpeg; --cpu, the cores alone, without a GPU)
 cpuonly=
 [ "$(gpu_count)" -gt 0 ] || cpuonly=--cpu
-for set in $sets; do
+for set in $made_sets; do
 	echo "== limits, $set: gpufilt bench jpeg"
 	"$gpufilt" bench jpeg --photos "$w/$set" --count "$n" --reps 1 $cpuonly | grep -v '^copy'
 done

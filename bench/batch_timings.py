@@ -49,7 +49,7 @@ def main():
     decoded = [(s.get("variant", "?"), s["files"]) for s in steps if s["step"] == "decode"]
     total = sum(f for _, f in decoded) or 1
     print("    bottleneck: %s; busy: %s; decoded by: %s" % (
-        summary.get("bottleneck"),
+        summary.get("bottleneck") or "-",
         ", ".join("%s %.2f" % kv for kv in summary.get("busy", {}).items()) or "-",
         ", ".join("%s %d (%.0f%%)" % (v, f, 100.0 * f / total) for v, f in decoded) or "-"))
     print("    ms a file: " + ", ".join(
