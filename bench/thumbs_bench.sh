@@ -27,8 +27,8 @@
 # over the second half's time) and where its time went, from its --timings
 # json summary (bench/batch_timings.py: the bottleneck, the busy shares of
 # the workers and each GPU's hardware decoder, each decoder's share of the
-# files, each step's ms a file); then, with R > 1, each row's median of R,
-# and each column's ratio to the first. Run from the repository root after
+# files, each step's ms a file); then, with R > 1, each row's median of R;
+# then each column's ratio to the first. Run from the repository root after
 # `make` (GPUFILT names another gpufilt); needs Pillow and cv2, and
 # vipsthumbnail (libvips-tools) for its row.
 # shellcheck disable=SC2086 # $py, $tpy and the device arguments split on purpose
