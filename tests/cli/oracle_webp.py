@@ -50,7 +50,9 @@ def sh(args):
 
 def image(rng, w, h, c, smooth):
     """h x w x c random samples: noise, or a random plane per channel plus
-    noise of +-2; alpha (c 2 or 4) 0 in about a third of the pixels."""
+    noise of +-2; alpha (c 2 or 4) 0 in about a third of the pixels, and
+    below 255 in one at least: libwebp writes no alpha for an opaque image
+    (1x1 noise was opaque one time in 384)."""
     if smooth:
         y, x = np.mgrid[0:h, 0:w]
         a = np.stack([rng.integers(40, 210) + rng.uniform(-1, 1) * 60 * x / w +
@@ -60,6 +62,8 @@ def image(rng, w, h, c, smooth):
         a = rng.integers(0, 256, size=(h, w, c))
     if c in (2, 4):
         a[..., -1] = np.where(rng.integers(0, 3, size=(h, w)) == 0, 0, a[..., -1])
+        y, x = int(rng.integers(0, h)), int(rng.integers(0, w))
+        a[y, x, -1] = min(a[y, x, -1], int(rng.integers(0, 255)))
     return a.astype(np.int64)
 
 
