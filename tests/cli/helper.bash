@@ -8,9 +8,16 @@ GPUFILT="${GPUFILT:-$ROOT/gpufilt}"
 REF="python3 $ROOT/tests/cli/ref.py"
 export SAMPLES="$ROOT/samples"
 
+# Each test's random seed: GPUFILT_TEST_SEED when set, else a fresh one. It
+# is printed (bats shows it beside a failure) and seeds bash's RANDOM, so
+# every $RANDOM of the test, the oracles' seeds and the images drawn with
+# them follow from it: GPUFILT_TEST_SEED=N bats ... replays a failure.
 setup() {
 	T="$(mktemp -d)"
 	cd "$T"
+	TEST_SEED=${GPUFILT_TEST_SEED:-$((RANDOM << 15 | RANDOM))}
+	echo "seed $TEST_SEED (GPUFILT_TEST_SEED=$TEST_SEED replays it)"
+	RANDOM=$TEST_SEED
 }
 
 teardown() {

@@ -9,13 +9,13 @@ load helper
 
 # A random PAM image: rand_pam W H CHANNELS BITS OUT
 rand_pam() {
-	python3 - "$@" <<'PY'
+	python3 - "$@" "$RANDOM" <<'PY'
 import sys
 import numpy as np
 sys.path.insert(0, sys.argv[0] and __import__("os").environ["ROOT"] + "/tests/cli")
 from layouts import write_pam
 w, h, c, bits, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-rng = np.random.default_rng()
+rng = np.random.default_rng(int(sys.argv[6]))
 write_pam(out, rng.integers(0, 1 << bits, size=(h, w, c)), bits)
 PY
 }
