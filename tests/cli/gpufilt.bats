@@ -41,7 +41,8 @@ load helper
 	[ "${lines[0]}" = "gpufilt: an output name is empty" ]
 	run "$GPUFILT" a.png b.png -o ""
 	[ "$status" -eq 64 ]
-	[ ! -e /a.png ] && [ ! -e /b.png ]
+	[ ! -e /a.png ]
+	[ ! -e /b.png ]
 }
 
 @test "a missing input exits 66 with gpufilt: FILE: reason" {
@@ -173,15 +174,15 @@ for s in steps:
 	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 0 ]
 	grep -q '^  backend: auto: the CPU' err.txt
 	grep -q '^  mean 3 *cpu ' err.txt
-	! grep -q 'gpu start' err.txt
+	run ! grep -q 'gpu start' err.txt
 	# forced onto the GPU, or a batch: CUDA is tried, and the notice comes once
 	"$GPUFILT" "$SAMPLES/text.png" -o shared.png --mean 3 --shared 2>err.txt
 	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
-	! grep -q 'gpu start' err.txt
+	run ! grep -q 'gpu start' err.txt
 	"$GPUFILT" "$SAMPLES/text.png" "$SAMPLES/coins.png" -o b/ --mean 3 --jobs 2 \
 		--timings json 2>err.txt
 	[ "$(grep -c 'using the CPU backend' err.txt)" -eq 1 ]
-	! grep -q 'gpu start' err.txt
+	run ! grep -q 'gpu start' err.txt
 	# a batch's workers do not wait for the GPU's start-up: a file says why it ran
 	# on the CPU, whether it came before the start-up failed or after
 	grep '^{"input"' err.txt | python3 -c '
@@ -356,7 +357,7 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 	run "$GPUFILT" c.png -o link.png --mean 3
 	[ "$status" -eq 64 ]
 	"$GPUFILT" c.png -o c.png --mean 3 --force -q
-	! cmp -s c.png "$SAMPLES/coins.png"
+	run ! cmp -s c.png "$SAMPLES/coins.png"
 	no_temporaries
 }
 
@@ -423,8 +424,9 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 		n=$((n + 1))
 	done < <(sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$ROOT/man/gpufilt.1" | sed -n '/^\.EX/,/^\.EE/p' | grep '^gpufilt ' | sed 's/\\-/-/g')
 	[ "$n" -ge 10 ]
-	[ -s blurred.png ] && [ -s coins.pgm ] && [ -s rocket.png ] && [ -s moon.png ]
-	[ -s blurred/rocket.png ] && [ -s hists/coins.csv ] && [ -s t/moon-t.png ]
+	for f in blurred.png coins.pgm rocket.png moon.png blurred/rocket.png hists/coins.csv t/moon-t.png; do
+		[ -s "$f" ] || { echo "the examples wrote no $f"; false; }
+	done
 }
 
 @test "the man page documents every long option" {
@@ -479,7 +481,7 @@ assert all(x["check"] in ("reference", "match") for x in rows), rows
 	diff h.csv <($REF hist in.pgm)
 	"$GPUFILT" in.pgm --mean 3 --hist after.csv -o m.pgm -q
 	diff after.csv <($REF hist m.pgm)
-	! cmp -s h.csv after.csv
+	run ! cmp -s h.csv after.csv
 	"$GPUFILT" in.pgm --transpose --hist t.csv -q
 	cmp h.csv t.csv
 	[ "$(tail -n 1 h.csv | cut -d, -f3)" = 851 ]
@@ -653,10 +655,13 @@ make_batch() {
 	make_batch
 	"$GPUFILT" --mean 3 -o 'o/{stem}.blur.png' --hist 'h/{index}-{name}.csv' \
 		in/camera.png in/rocket.jpg -q
-	[ -s o/camera.blur.png ] && [ -s o/rocket.blur.png ]
-	[ -s h/1-camera.png.csv ] && [ -s h/2-rocket.jpg.csv ]
+	[ -s o/camera.blur.png ]
+	[ -s o/rocket.blur.png ]
+	[ -s h/1-camera.png.csv ]
+	[ -s h/2-rocket.jpg.csv ]
 	"$GPUFILT" --transpose -o '{dir}/{stem}-t.{ext}.png' in/coins.png in/text.png -q
-	[ -s in/coins-t.png.png ] && [ -s in/text-t.png.png ]
+	[ -s in/coins-t.png.png ]
+	[ -s in/text-t.png.png ]
 	mkdir -p a b && cp in/coins.png a/x.png && cp in/text.png b/x.png
 	run "$GPUFILT" --mean 3 -o out/ a/x.png b/x.png
 	[ "$status" -eq 64 ]
@@ -665,7 +670,8 @@ make_batch() {
 	run "$GPUFILT" --hist h.csv a/x.png b/x.png
 	[ "$status" -eq 64 ]
 	"$GPUFILT" --hist 'h/{dir}/{stem}.csv' a/x.png b/x.png -q
-	[ -s h/a/x.csv ] && [ -s h/b/x.csv ]
+	[ -s h/a/x.csv ]
+	[ -s h/b/x.csv ]
 }
 
 @test "batch: --files-from and --shard cover every file exactly once" {
@@ -800,7 +806,7 @@ PY
 	grep -q 'gpufilt: [0-9]*/17 files, .*/s, ETA' tty.txt
 	grep -q 'gpufilt: 17 processed, 0 failed' tty.txt
 	"$GPUFILT" --mean 3 -o out2/ --jobs 2 in/* 2>err.txt
-	! grep -q 'ETA' err.txt
+	run ! grep -q 'ETA' err.txt
 	script -qec "'$GPUFILT' --mean 3 -o out3/ --jobs 2 -q in/*" /dev/null >tty.txt
-	! grep -q 'ETA' tty.txt
+	run ! grep -q 'ETA' tty.txt
 }

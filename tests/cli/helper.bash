@@ -3,6 +3,10 @@
 # Debian packages' own (scripts/deps.sh checks them by dpkg): /usr/bin comes
 # first on PATH, so no other `convert` or `python3` stands in for them.
 export PATH="/usr/bin:/bin:$PATH"
+# `run ! CMD` (1.5.0): a bare `! CMD` fails no test unless it is the last
+# line (bash's errexit ignores a negated command, and every command of an
+# `A && B` list but the last)
+bats_require_minimum_version 1.5.0
 export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 GPUFILT="${GPUFILT:-$ROOT/gpufilt}"
 REF="python3 $ROOT/tests/cli/ref.py"

@@ -150,11 +150,13 @@ PY
 	run "$GPUFILT" ga16.pam -o t.ppm
 	[ "$status" -eq 64 ]
 	[[ "$output" == *"PPM holds RGB images"*"PAM or PNG"* ]]
-	[ ! -e t.pgm ] && [ ! -e t.ppm ]
+	[ ! -e t.pgm ]
+	[ ! -e t.ppm ]
 	# a batch: the file that cannot be written fails alone, the others are written
 	run "$GPUFILT" rgb.pam g8.pam -o 'o/{stem}.pgm'
 	[ "$status" -eq 64 ]
-	[ -s o/g8.pgm ] && [ ! -e o/rgb.pgm ]
+	[ -s o/g8.pgm ]
+	[ ! -e o/rgb.pgm ]
 }
 
 @test "--max-image-bytes counts the decoded image's bytes" {

@@ -138,7 +138,7 @@ PY
 		exif_is r.tif 1
 		"$GPUFILT" in.$in --strip -o s.tif -q
 		[ -z "$(exiftool -s -s -s -Make -Model -DateTimeOriginal -Orientation s.tif)" ]
-		! tiffinfo s.tif 2>/dev/null | grep -q "EXIF"
+		[ "$(tiffinfo s.tif 2>/dev/null | grep -c "EXIF")" -eq 0 ]
 		# read with --auto-orient again: upright already
 		"$GPUFILT" up.tif --auto-orient -o again.pam -q
 		[ "$(sed -n 2,3p again.pam | tr '\n' ' ')" = "WIDTH 30 HEIGHT 47 " ]
@@ -245,5 +245,6 @@ PY
 	run "$GPUFILT" bad_sig.jpg -o o2.png -q
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"gpufilt: bad_sig.jpg: ICC profile dropped: no \"acsp\" signature"* ]]
-	[ -s o1.png ] && [ -s o2.png ]
+	[ -s o1.png ]
+	[ -s o2.png ]
 }

@@ -221,7 +221,8 @@ PY
 	mkdir real
 	ln -s real/target.png link.png
 	"$GPUFILT" "$SAMPLES/coins.png" -o link.png --mean 3 -q
-	[ -L link.png ] && [ -s real/target.png ]
+	[ -L link.png ]
+	[ -s real/target.png ]
 	no_temporaries real
 	: >file
 	run "$GPUFILT" "$SAMPLES/coins.png" -o file/out.png

@@ -206,7 +206,8 @@ open('chunk.webp', 'wb').write(bytes(d))"
 	[ "$status" -eq 64 ]
 	[[ "$output" == *"is not png, pgm, ppm, pam, jpeg, tiff or webp"* ]]
 	"$GPUFILT" "$SAMPLES/coffee.png" "$SAMPLES/camera.png" -o out/ --format webp --lossless -q
-	[ -s out/coffee.webp ] && [ -s out/camera.webp ]
+	[ -s out/coffee.webp ]
+	[ -s out/camera.webp ]
 	dwebp -quiet out/camera.webp -ppm -o cam.ppm
 	pngtopam "$SAMPLES/camera.png" | pgmtoppm white | cmp - cam.ppm
 }
