@@ -29,6 +29,16 @@ teardown() {
 	rm -rf "$T"
 }
 
+# gives WANT ARG...: gpufilt ARG..., whose output is -o got.pgm, writes
+# WANT's bytes (ARG... as given: where each word goes is what is tested).
+gives() {
+	local want=$1
+	shift
+	rm -f got.pgm
+	"$GPUFILT" "$@"
+	cmp got.pgm "$want"
+}
+
 # No file of this directory is a leftover temporary.
 no_temporaries() {
 	! ls -A "${1:-.}" | grep -q 'gpufilt-'

@@ -71,25 +71,17 @@ oracle() { # oracle PART...: oracle_tone.py's parts on the CPU backend
 	"$GPUFILT" in.pgm -o want2.pgm --autocontrast=2,2 -q
 	"$GPUFILT" in.pgm -o want3.pgm --autocontrast=2 --mean 3 -q
 	# the default before another option, before -o, before the input, at the end
-	"$GPUFILT" in.pgm --autocontrast -o a.pgm -q
-	cmp a.pgm want0.pgm
-	"$GPUFILT" --autocontrast in.pgm -o b.pgm -q
-	cmp b.pgm want0.pgm
-	"$GPUFILT" in.pgm -o c.pgm -q --autocontrast
-	cmp c.pgm want0.pgm
-	"$GPUFILT" in.pgm -o d.pgm --autocontrast --mean 3 -q
+	gives want0.pgm in.pgm --autocontrast -o got.pgm -q
+	gives want0.pgm --autocontrast in.pgm -o got.pgm -q
+	gives want0.pgm in.pgm -o got.pgm -q --autocontrast
 	"$GPUFILT" in.pgm -o d0.pgm --autocontrast=0 --mean 3 -q
-	cmp d.pgm d0.pgm
+	gives d0.pgm in.pgm -o got.pgm --autocontrast --mean 3 -q
 	# a value, wherever the operands are
-	"$GPUFILT" in.pgm -o e.pgm --autocontrast 2 -q
-	cmp e.pgm want2.pgm
-	"$GPUFILT" --autocontrast 2 in.pgm -o f.pgm -q
-	cmp f.pgm want2.pgm
-	"$GPUFILT" --autocontrast 2 --mean 3 in.pgm -o g.pgm -q
-	cmp g.pgm want3.pgm
-	"$GPUFILT" in.pgm --autocontrast .5,2 -o h.pgm -q
+	gives want2.pgm in.pgm -o got.pgm --autocontrast 2 -q
+	gives want2.pgm --autocontrast 2 in.pgm -o got.pgm -q
+	gives want3.pgm --autocontrast 2 --mean 3 in.pgm -o got.pgm -q
 	"$GPUFILT" in.pgm --autocontrast 0.5,2 -o i.pgm -q
-	cmp h.pgm i.pgm
+	gives i.pgm in.pgm --autocontrast .5,2 -o got.pgm -q
 	# a word that starts with a digit is the value, even a file name
 	cp in.pgm 2.pgm
 	run "$GPUFILT" --autocontrast 2.pgm -o j.pgm
