@@ -5,8 +5,11 @@
 export PATH="/usr/bin:/bin:$PATH"
 # `run ! CMD` (1.5.0): a bare `! CMD` fails no test unless it is the last
 # line (bash's errexit ignores a negated command, and every command of an
-# `A && B` list but the last)
-bats_require_minimum_version 1.5.0
+# `A && B` list but the last). Outside bats (edges.bats sources this file
+# in bash) there is no such function.
+if declare -F bats_require_minimum_version >/dev/null; then
+	bats_require_minimum_version 1.5.0
+fi
 export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 GPUFILT="${GPUFILT:-$ROOT/gpufilt}"
 REF="python3 $ROOT/tests/cli/ref.py"
