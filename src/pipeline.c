@@ -312,7 +312,7 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
         const int same = gf_stage_is_report(s) ? gf_stage_same_report(pl->stages, i) : -1;
         const gf_shape sh = gf_image_shape(img);
         gf_output out;
-        double t0 = gf_now_ms(), bytes = gf_stage_bytes(s, &sh);
+        double t0 = pl->lap ? *pl->lap : gf_now_ms(), bytes = gf_stage_bytes(s, &sh);
         int rc;
         if (gf_stage_unchanged(s, &sh))
             continue;
@@ -327,9 +327,11 @@ static int run_cpu(const gf_pipeline *pl, gf_image *img, gf_report *rep, gf_resu
                            : run_cpu_path(s, 0, img, &out);
         if (rc)
             return rc;
+        const double t1 = gf_now_ms();
         if (!pl->compare)
-            gf_report_step(rep, gf_stage_label(s, label, sizeof label), "cpu", gf_now_ms() - t0,
-                           bytes);
+            gf_report_step(rep, gf_stage_label(s, label, sizeof label), "cpu", t1 - t0, bytes);
+        if (pl->lap)
+            *pl->lap = t1;
         if (!in_place)
             take_output(s, &out, img, &results[i]);
     }

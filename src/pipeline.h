@@ -16,6 +16,13 @@ typedef struct gf_pipeline {
     const gf_stage *stages;
     int nstages;
     int compare; /* also run every variant and check each against the gold */
+    /* The CPU backend's stage rows as laps: when not NULL, each row is timed
+     * from *lap (ms, gf_now_ms: the end of the caller's last row) and *lap
+     * moves to its end, so that what runs between rows (the next image's
+     * allocation, a skipped stage, the scheduler taking the core) is in a
+     * row, and a file's rows add up to its total. NULL: each row from its
+     * stage's own start. The GPU's rows are CUDA events either way. */
+    double *lap;
 } gf_pipeline;
 
 /* Runs pl's stages over *img (host memory; consumed: freed or kept). gpu

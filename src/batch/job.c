@@ -188,7 +188,8 @@ static int write_reports(gf_worker *w, const gf_item *it, const gf_result *resul
     return rc;
 }
 
-/* Reads the input and lets the pool choose the backend from its header. */
+/* Reads the input and lets the pool choose the backend from its header
+ * (a look at the header, CUDA started in its own thread: in the next lap). */
 static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size_t *len)
 {
     int rc = gf_read_image(it->path, &w->plan->limits, buf, len);
@@ -197,7 +198,6 @@ static int read_input(gf_worker *w, const gf_item *it, unsigned char **buf, size
         return rc;
     lap(w, "read", NULL, (double)*len);
     w->choose(w, *buf, *len, &w->rep);
-    w->t_lap = gf_now_ms();
     return 0;
 }
 
@@ -402,14 +402,16 @@ static int run_alone(gf_worker *w, const gf_item *it, gf_pipeline *pl, gf_image 
     return rc;
 }
 
-/* The worker's GPU (NULL for the CPU); a wait for its start-up has its own
- * row, so the decode lap does not count it. */
+/* The worker's GPU (NULL for the CPU). A wait for its start-up that gave
+ * one has a row of its own, and the next lap starts that much later; the
+ * rest of the asking (a wait that gave none too) is in the next lap. */
 static int ask_gpu(gf_worker *w, gf_gpu **gpu)
 {
-    double t = gf_now_ms();
+    const int n = w->rep.steps.n;
     int rc = w->get_gpu(w, gpu, &w->rep);
 
-    w->t_lap += gf_now_ms() - t;
+    if (w->rep.steps.n > n)
+        w->t_lap += gf_table_row(&w->rep.steps, n)->ms;
     return rc;
 }
 
@@ -444,7 +446,7 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
 {
     const gf_plan *p = w->plan;
     const gf_item *it = j->it;
-    gf_pipeline pl = {j->stages, 0, p->compare};
+    gf_pipeline pl = {.stages = j->stages, .compare = p->compare};
     gf_image img = {0};
     gf_load_info info;
     gf_shape sh;
@@ -470,6 +472,8 @@ static int run_file(gf_worker *w, gf_job *j, int use_gpu, gf_gpu **gpu, gf_resul
         gf_image_free(&img);
         return rc;
     }
+    if (!*gpu) /* the stages' rows go on from the decode's */
+        pl.lap = &w->t_lap;
     if (*gpu || !w->cpu_alone)
         return gf_pipeline_run(&pl, *gpu, &img,
                                it->out && !encodes_on_gpu(p, it, *gpu) ? result : NULL, owned,
@@ -482,7 +486,7 @@ static int run_decoded(gf_worker *w, gf_job *j, gf_gpu *gpu, gf_result *all, gf_
                        gf_dimage *dev)
 {
     const gf_plan *p = w->plan;
-    gf_pipeline pl = {j->stages, j->nstages, 0};
+    gf_pipeline pl = {.stages = j->stages, .nstages = j->nstages};
 
     memset(dev, 0, sizeof *dev);
     return gf_pipeline_run_device(&pl, gpu, &j->hw,
@@ -540,7 +544,8 @@ static int finish(gf_worker *w, gf_job *j, int rc)
     }
     free(j->buf);
     j->buf = NULL;
-    w->t_lap = gf_now_ms();
+    if (gpu) /* its rows are CUDA events: the next lap starts now */
+        w->t_lap = gf_now_ms();
     results = all + j->first; /* the plan's stages' results */
     if (rc == 0)
         rc = write_reports(w, it, results);
@@ -549,7 +554,7 @@ static int finish(gf_worker *w, gf_job *j, int rc)
     if (j->hw.data) /* the result is downloaded or encoded: the buffer is free */
         w->give_back(w, gpu, j);
     if (rc == 0 || (p->compare && rep->compare.n)) {
-        gf_report_step(rep, "total", NULL, gf_now_ms() - j->t_start + w->t_process, 0);
+        gf_report_step(rep, "total", NULL, w->t_lap - j->t_start + w->t_process, 0);
         rep->done_ms = gf_now_ms() - gf_process_t0;
         if (p->timings == GF_TIMINGS_JSON)
             json = gf_report_json(rep);

@@ -199,7 +199,7 @@ static void *slot_start(void *arg)
     slot *s = arg;
     pool *P = s->P;
     const gf_plan *p = P->plan;
-    gf_pipeline pl = {p->stages, p->nstages, 0};
+    gf_pipeline pl = {.stages = p->stages, .nstages = p->nstages};
     gf_gpu *g = NULL;
     int rc, n = 0;
 
@@ -523,7 +523,7 @@ static int batch_buffers(slot *s, gf_gpu *g, gf_job **jobs, int n)
     int rc = 0, fresh = 0;
 
     for (int k = 0; k < n && rc == 0; k++) {
-        const gf_pipeline pl = {jobs[k]->stages, jobs[k]->nstages, 0};
+        const gf_pipeline pl = {.stages = jobs[k]->stages, .nstages = jobs[k]->nstages};
         const size_t need = gf_pipeline_capacity(&pl, &jobs[k]->shape);
         pthread_mutex_lock(&P->lock);
         for (int i = 0; i < s->nspare; i++)

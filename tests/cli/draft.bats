@@ -28,10 +28,11 @@ load helper
 
 @test "--draft shrinks the decode: a 2400x1600 JPEG decodes at 300x200 for a 100x67 result" {
 	python3 -c "
+import sys
 from PIL import Image
 import numpy as np
-rng = np.random.default_rng()
-Image.fromarray(rng.integers(0, 256, (1600, 2400, 3), dtype=np.uint8)).save('big.jpg', quality=90)"
+rng = np.random.default_rng(int(sys.argv[1]))
+Image.fromarray(rng.integers(0, 256, (1600, 2400, 3), dtype=np.uint8)).save('big.jpg', quality=90)" "$RANDOM"
 	run "$GPUFILT" big.jpg --draft --resize 100x100 -o t.png --timings json
 	[ "$status" -eq 0 ]
 	# the JPEG is 2400x1600; decoded at 1/8 it is 300x200, which the resize takes to 100x67

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""meta_files.py DIR - writes, into DIR, image files of every format that
+"""meta_files.py DIR [SEED] - writes, into DIR, image files of every format that
 carries metadata (PNG, JPEG, TIFF, WebP, BMP) whose ICC profile or EXIF
 block is malformed or over its limit, the image itself sound; and prints,
 one line each, "FILE<TAB>WARNING": the one line gpufilt must say on stderr
 while it drops that block and writes the image (exit 0). The images are
-fresh random pixels (Pillow writes them); the broken blocks are made here,
-by hand where no library would write them: raw PNG chunks, JPEG segments,
-TIFF tags patched in place (a 2 GB ICC count), WebP RIFF chunks, a
-BITMAPV5HEADER. Run it with Debian's python3 (numpy, Pillow, tifffile)."""
+random pixels (drawn from SEED, else fresh; Pillow writes them); the broken
+blocks are made here, by hand where no library would write them: raw PNG
+chunks, JPEG segments, TIFF tags patched in place (a 2 GB ICC count), WebP
+RIFF chunks, a BITMAPV5HEADER. Run it with Debian's python3 (numpy, Pillow, tifffile)."""
 import io
 import os
 import struct
@@ -18,7 +18,7 @@ import numpy as np
 import tifffile
 from PIL import Image
 
-RNG = np.random.default_rng()
+RNG = np.random.default_rng(int(sys.argv[2]) if len(sys.argv) > 2 else None)
 
 
 def icc(n=1200, delta=0, space=b"RGB ", sig=b"acsp"):

@@ -25,7 +25,7 @@ png_size() {
 	"$GPUFILT" "$SAMPLES/moon.png" --hist-log --hist l.svg -q
 	xmllint --noout l.svg
 	grep -q '>10⁴</text>' l.svg # log ticks are powers of ten
-	! grep -q '1e5' l.svg
+	run ! grep -q '1e5' l.svg
 	"$GPUFILT" "$SAMPLES/coffee.png" --hist rgb.svg -q
 	for k in red green blue; do grep -q ">$k</text>" rgb.svg || { echo "no legend $k"; false; }; done
 	"$GPUFILT" "$SAMPLES/text.png" --colsum p.svg -q
@@ -59,10 +59,10 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c '^mean=')" -eq 1 ]
 	[ "$(echo "$output" | grep -c '^  hist ')" -eq 1 ] # one hist step in the table
-	! echo "$output" | grep -q 'gpufilt: a.csv'
+	[[ "$output" != *"gpufilt: a.csv"* ]]
 	"$GPUFILT" "$SAMPLES/moon.png" --hist lin.png -q
 	cmp c.png lin.png # given before --hist-log: linear
-	! cmp -s c.png d.png
+	run ! cmp -s c.png d.png
 	run "$GPUFILT" "$SAMPLES/moon.png" --hist h.png --hist-log
 	[ "$status" -eq 64 ] # a modifier with no report after it
 }
@@ -96,7 +96,8 @@ PY
 	"$GPUFILT" "$SAMPLES/camera.png" -o one/two/y.png -q
 	[ -s one/two/y.png ]
 	"$GPUFILT" "$SAMPLES/camera.png" "$SAMPLES/moon.png" -o 'three/four/{stem}.png' -q
-	[ -s three/four/camera.png ] && [ -s three/four/moon.png ]
+	[ -s three/four/camera.png ]
+	[ -s three/four/moon.png ]
 }
 
 @test "6: JSON names each failed file and the summary lists them; skipped files are not a rate" {
@@ -120,7 +121,7 @@ PY
 	run "$GPUFILT" "$SAMPLES/camera.png" "$SAMPLES/moon.png" -o 'o/{stem}.png' --mean 3
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'no usable GPU')" -le 1 ]
-	! echo "$output" | grep -q 'gpu start'
+	[[ "$output" != *"gpu start"* ]]
 	PATH="$ROOT:$PATH" DEMO_OUT="$T/demo" run sh "$ROOT/samples/demo.sh"
 	[ "$status" -eq 0 ]
 	for f in thumbs/coffee.jpg thumbs/rocket.jpg astronaut-gaussian3.png moon-unsharp.png \

@@ -6,7 +6,7 @@
 load helper
 
 setup_file() {
-	# one cluster on fixed ports: its tests run one at a time (tests/run_bats.sh)
+	# one cluster for the file: its tests run one at a time (tests/run_bats.sh)
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SLURM_DIR="$(mktemp -d)"
 	if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/munged ]; then

@@ -1,9 +1,10 @@
 #!/bin/sh
 # slurm.sh up DIR | down DIR - a single-node Slurm cluster on localhost for
 # the scale-out tests, from Debian's slurm-wlm and munge: munged, slurmctld
-# and slurmd run as root with every file, socket and port under DIR (ports
-# 16817-16818), so nothing of a system Slurm is touched. `up` prints the
-# SLURM_CONF line to export. Needs root.
+# and slurmd run as root with every file and socket under DIR and on two
+# ports free when it starts (not fixed ones, which two test runs side by
+# side would share), so nothing of a system Slurm is touched. `up` prints
+# the SLURM_CONF line to export. Needs root.
 set -eu
 cmd=$1 dir=$2
 case $cmd in
@@ -15,6 +16,12 @@ up)
 	/usr/sbin/munged --force --socket="$dir/munge.sock" --key-file="$dir/munge.key" \
 		--pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munged.seed"
 	node=$(hostname -s)
+	ports=$(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(2)]
+for s in ss:
+    s.bind(("", 0))
+print(*[s.getsockname()[1] for s in ss])')
 	cat >"$dir/slurm.conf" <<-CONF
 		ClusterName=gpufilt
 		SlurmctldHost=$node(127.0.0.1)
@@ -23,8 +30,8 @@ up)
 		AuthType=auth/munge
 		CredType=cred/munge
 		AuthInfo=socket=$dir/munge.sock
-		SlurmctldPort=16817
-		SlurmdPort=16818
+		SlurmctldPort=${ports% *}
+		SlurmdPort=${ports#* }
 		StateSaveLocation=$dir/state
 		SlurmdSpoolDir=$dir/spool
 		SlurmctldPidFile=$dir/slurmctld.pid
