@@ -110,6 +110,11 @@ typedef struct step_sum {
     int files;
 } step_sum;
 
+typedef struct step_sums {
+    step_sum *v;
+    int n, cap;
+} step_sums;
+
 typedef struct worker_stats {
     int files;            /* processed or failed (not skipped) */
     double busy_ms;       /* on its files */
@@ -117,8 +122,7 @@ typedef struct worker_stats {
     double out_ms;        /* sitting out (sits_out) */
     int slot_files[GF_MAX_DEVICES];   /* of its files, those each GPU ran */
     double slot_ms[GF_MAX_DEVICES];   /* their upload, stages, download and GPU encode */
-    step_sum *steps;
-    int nsteps, cap;
+    step_sums steps;
 } worker_stats;
 
 typedef struct pool {
@@ -920,6 +924,32 @@ static int host_step(const gf_row *r)
     return 0;
 }
 
+/* Adds ms over files to the sum of step and variant in s (a new one when
+ * it has none); out of memory, the time is left out of the sums. */
+static void sums_add(step_sums *s, const char *step, const char *variant, double ms, int files)
+{
+    int k = 0;
+
+    while (k < s->n && (strcmp(s->v[k].step, step) || strcmp(s->v[k].variant, variant)))
+        k++;
+    if (k == s->n) {
+        if (k == s->cap) {
+            const int cap = s->cap ? 2 * s->cap : 16;
+            step_sum *m = realloc(s->v, (size_t)cap * sizeof *m);
+            if (!m)
+                return;
+            s->v = m;
+            s->cap = cap;
+        }
+        memset(&s->v[k], 0, sizeof s->v[k]);
+        snprintf(s->v[k].step, sizeof s->v[k].step, "%s", step);
+        snprintf(s->v[k].variant, sizeof s->v[k].variant, "%s", variant);
+        s->n++;
+    }
+    s->v[k].ms += ms;
+    s->v[k].files += files;
+}
+
 /* Adds the file worker w has just finished (status, not skipped), which
  * took it ms, to its statistics: w->rep's steps summed by step and
  * variant, and the GPU's share. */
@@ -936,28 +966,9 @@ static void count_file(worker_stats *ws, const gf_worker *w, int status, double 
         ws->slot_files[w->slot]++;
     for (int i = 0; i < rep->steps.n; i++) {
         const gf_row *r = gf_table_row(&rep->steps, i);
-        int k = 0;
         if (on_gpu && !host_step(r))
             ws->slot_ms[w->slot] += r->ms;
-        while (k < ws->nsteps &&
-               (strcmp(ws->steps[k].step, r->step) || strcmp(ws->steps[k].variant, r->variant)))
-            k++;
-        if (k == ws->nsteps) {
-            if (k == ws->cap) {
-                int cap = ws->cap ? 2 * ws->cap : 16;
-                step_sum *m = realloc(ws->steps, (size_t)cap * sizeof *m);
-                if (!m)
-                    continue; /* this row left out of the sums */
-                ws->steps = m;
-                ws->cap = cap;
-            }
-            memset(&ws->steps[k], 0, sizeof ws->steps[k]);
-            snprintf(ws->steps[k].step, sizeof ws->steps[k].step, "%s", r->step);
-            snprintf(ws->steps[k].variant, sizeof ws->steps[k].variant, "%s", r->variant);
-            ws->nsteps++;
-        }
-        ws->steps[k].ms += r->ms;
-        ws->steps[k].files++;
+        sums_add(&ws->steps, r->step, r->variant, r->ms, 1);
     }
 }
 
@@ -1157,8 +1168,7 @@ static void time_account(const pool *P, json_t *sum)
 {
     json_t *workers = json_array(), *steps = json_array(), *gpus = json_array(),
            *busy = json_object();
-    step_sum *all = NULL;
-    int nall = 0, cap = 0;
+    step_sums all = {0};
     double wbusy = 0, wwait = 0, best = -1;
     char best_name[64] = "", name[64];
 
@@ -1171,36 +1181,21 @@ static void time_account(const pool *P, json_t *sum)
                                         gf_json_real(ws->out_ms, 1)));
         wbusy += ws->busy_ms;
         wwait += ws->wait_ms;
-        for (int k = 0; k < ws->nsteps; k++) {
-            int a = 0;
-            while (a < nall && (strcmp(all[a].step, ws->steps[k].step) ||
-                                strcmp(all[a].variant, ws->steps[k].variant)))
-                a++;
-            if (a == nall) {
-                if (nall == cap) {
-                    step_sum *m = realloc(all, (size_t)(cap = cap ? 2 * cap : 32) * sizeof *m);
-                    if (!m)
-                        break;
-                    all = m;
-                }
-                all[nall] = ws->steps[k];
-                all[nall].ms = 0;
-                all[nall++].files = 0;
-            }
-            all[a].ms += ws->steps[k].ms;
-            all[a].files += ws->steps[k].files;
-        }
+        for (int k = 0; k < ws->steps.n; k++)
+            sums_add(&all, ws->steps.v[k].step, ws->steps.v[k].variant, ws->steps.v[k].ms,
+                     ws->steps.v[k].files);
     }
-    for (int a = 0; a < nall; a++) {
-        json_t *o = json_pack("{s:s}", "step", all[a].step);
-        if (all[a].variant[0])
-            json_object_set_new(o, "variant", json_string(all[a].variant));
-        json_object_set_new(o, "files", json_integer(all[a].files));
-        json_object_set_new(o, "ms", gf_json_real(all[a].ms, 1));
-        json_object_set_new(o, "ms_per_file", gf_json_real(all[a].ms / all[a].files, 3));
+    for (int a = 0; a < all.n; a++) {
+        const step_sum *t = &all.v[a];
+        json_t *o = json_pack("{s:s}", "step", t->step);
+        if (t->variant[0])
+            json_object_set_new(o, "variant", json_string(t->variant));
+        json_object_set_new(o, "files", json_integer(t->files));
+        json_object_set_new(o, "ms", gf_json_real(t->ms, 1));
+        json_object_set_new(o, "ms_per_file", gf_json_real(t->ms / t->files, 3));
         json_array_append_new(steps, o);
     }
-    free(all);
+    free(all.v);
     if (P->stats && wbusy + wwait > 0) {
         best = wbusy / (wbusy + wwait);
         snprintf(best_name, sizeof best_name, "workers");
@@ -1429,7 +1424,7 @@ done:
     free(P.list_buf);
     free(workers);
     for (int i = 0; P.stats && i < P.njobs; i++)
-        free(P.stats[i].steps);
+        free(P.stats[i].steps.v);
     free(P.stats);
     pthread_mutex_destroy(&P.lock);
     pthread_cond_destroy(&P.cond);
