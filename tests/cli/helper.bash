@@ -42,6 +42,16 @@ gives() {
 	cmp got.pgm "$want"
 }
 
+# takes_default OPT WANT WANT_MEAN: OPT given with no value (its default)
+# before -o, before the input, at the end, and before another option
+# (--mean 3) gives WANT of in.pgm, and WANT_MEAN with that --mean 3.
+takes_default() {
+	gives "$2" in.pgm "$1" -o got.pgm -q
+	gives "$2" "$1" in.pgm -o got.pgm -q
+	gives "$2" in.pgm -o got.pgm -q "$1"
+	gives "$3" in.pgm -o got.pgm "$1" --mean 3 -q
+}
+
 # No file of this directory is a leftover temporary.
 no_temporaries() {
 	! ls -A "${1:-.}" | grep -q 'gpufilt-'

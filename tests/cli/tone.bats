@@ -70,12 +70,9 @@ oracle() { # oracle PART...: oracle_tone.py's parts on the CPU backend
 	"$GPUFILT" in.pgm -o want0.pgm --autocontrast=0 -q
 	"$GPUFILT" in.pgm -o want2.pgm --autocontrast=2,2 -q
 	"$GPUFILT" in.pgm -o want3.pgm --autocontrast=2 --mean 3 -q
-	# the default before another option, before -o, before the input, at the end
-	gives want0.pgm in.pgm --autocontrast -o got.pgm -q
-	gives want0.pgm --autocontrast in.pgm -o got.pgm -q
-	gives want0.pgm in.pgm -o got.pgm -q --autocontrast
+	# the default before -o, before the input, at the end, before another option
 	"$GPUFILT" in.pgm -o d0.pgm --autocontrast=0 --mean 3 -q
-	gives d0.pgm in.pgm -o got.pgm --autocontrast --mean 3 -q
+	takes_default --autocontrast want0.pgm d0.pgm
 	# a value, wherever the operands are
 	gives want2.pgm in.pgm -o got.pgm --autocontrast 2 -q
 	gives want2.pgm --autocontrast 2 in.pgm -o got.pgm -q
