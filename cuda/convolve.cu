@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "packed.cuh"
 #include "stencil.cuh"
 
 #include "../src/stages/convolve.h"
@@ -72,27 +73,16 @@ template <class Wt, int K> struct convolve_rule {
     }
 };
 
-/* ---- convolve_packed_kernel: 8-bit gray with a 3x3 or 5x5 kernel whose
- * weights fit in a signed byte (-128..127); every other case runs the
- * `constant` variant. A warp owns a strip PACKED_COLS bytes wide and
- * PACKED_ROWS rows tall: lane l the 16 pixels from x0 = strip + 16 l, read
- * as one 16-byte load a row, with the 4 pixels on either side from the
- * neighbouring lanes by shuffle (lanes 0 and 31 load theirs), as
- * cuda/edges.cu's packed kernel. The warp walks down its rows, each input
- * row loaded once and kept, as words, for the K output rows that read it.
- * A kernel row's products for one output pixel are one dp4a (four unsigned
- * pixel bytes times four signed weight bytes, added to a 32-bit sum) on the
- * four pixels from the window's left end, plus, for 5x5, a second on the
- * fifth (weights w4, 0, 0, 0); the bytes come from the lane's words by a
- * funnel shift. The sums are rounded by gf_convolve_finish (every such
- * kernel is narrow: |sum| <= 25 * 128 * 255). A lane whose window leaves
- * the row (the first 16 pixels of a row and the last 16 + K/2) computes
- * each pixel by the 2-D rule through the border instead; rows outside the
- * image come through the border mode. */
-#define PACKED_COLS 512 /* 32 lanes of 16 bytes */
-#define PACKED_ROWS 8   /* output rows a warp: the loop over them is unrolled */
-#define PACKED_THREADS 128
-#define PACKED_MIN_BLOCKS 4 /* up to 128 registers a thread */
+/* ---- convolve_op: the `packed` variant for 8-bit gray with a 3x3 or 5x5
+ * kernel whose weights fit in a signed byte (-128..127), on the warp-strip
+ * walker (cuda/packed.cuh); every other case runs the `constant` variant. A
+ * lane makes 16 output pixels a row. A kernel row's products for one output
+ * pixel are one dp4a (four unsigned pixel bytes times four signed weight
+ * bytes, added to a 32-bit sum) on the four pixels from the window's left
+ * end, plus, for 5x5, a second on the fifth (weights w4, 0, 0, 0); the
+ * bytes come from the lane's words by a funnel shift (pk_bytes_at). The
+ * sums are rounded by gf_convolve_finish (every such kernel is narrow:
+ * |sum| <= 25 * 128 * 255). */
 
 /* c plus the four products of the unsigned bytes of a and the signed bytes
  * of b (PTX dp4a.u32.s32; also on the host, for tests there). */
@@ -109,134 +99,61 @@ __host__ __device__ __forceinline__ int dp4a_us(unsigned a, unsigned b, int c)
 #endif
 }
 
-/* Bytes p .. p+3 (p constant once the callers unroll) of the lane's 24
- * bytes w[0..5] (the left neighbour's last word, its own four, the right
- * neighbour's first); bytes past the 24th read as 0. */
-__host__ __device__ __forceinline__ unsigned bytes_at(const unsigned (&w)[6], int p)
-{
-    const int q = p / 4, r = p % 4;
-    const unsigned lo = w[q], hi = q + 1 < 6 ? w[q + 1] : 0u;
-    if (r == 0)
-        return lo;
-#ifdef __CUDA_ARCH__
-    return __funnelshift_r(lo, hi, 8 * r);
-#else
-    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (8 * r));
-#endif
-}
-
-/* The packed kernel's parameters: the 2-D rule (for the lanes at the row's
- * ends, and the rounding) and each kernel row's weights as signed bytes:
- * wa the first four (3x3: w0, w1, w2, 0), wb the fifth (5x5: w4, 0, 0, 0). */
-template <int K> struct convolve_packed {
-    convolve_rule<const_weights, K> rule;
-    unsigned wa[K], wb[K];
-};
-
-/* Adds kernel row k's products to the 16 sums of the lane's pixels s =
- * 0..15 (byte s + 4 of w). */
-template <int K>
-__host__ __device__ __forceinline__ void add_row(const unsigned (&w)[6], unsigned wa, unsigned wb,
-                                                 int (&acc)[16])
-{
-    constexpr int R = K / 2;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int s = 0; s < 16; s++) {
-        acc[s] = dp4a_us(bytes_at(w, s + 4 - R), wa, acc[s]);
-        if (K == 5)
-            acc[s] = dp4a_us(bytes_at(w, s + 8 - R), wb, acc[s]);
-    }
-}
-
-template <int K>
-__global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
-    convolve_packed_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
-                           int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
-                           const __grid_constant__ convolve_packed<K> pk)
-{
-    constexpr int R = K / 2;
-    const int lane = threadIdx.x % 32;
-    const long warp = ((long)blockIdx.x * PACKED_THREADS + threadIdx.x) / 32;
-    const int y0 = (int)(warp / strips_x) * PACKED_ROWS;
-    const int x0 = (int)(warp % strips_x) * PACKED_COLS + 16 * lane; /* pixels: bytes */
-
-    if (y0 >= h)
-        return; /* the whole warp: y0 is the same for all its lanes */
-    const bool loads = x0 < w; /* x0 + 16 <= the pitch */
-    const bool fast = x0 >= 16 && x0 + 16 + R <= w;
-    const unsigned splat = (unsigned)b.value * 0x01010101u;
-
-    /* Row wy (any) of the lane: the words either side of its 16 bytes too. */
-    const auto fetch = [&](int wy, unsigned (&r)[6]) {
-        const int src = gf_border_index(wy, h, b.mode);
-        uint4 v = make_uint4(splat, splat, splat, splat);
-        const unsigned char *row = in + (size_t)(src < 0 ? 0 : src) * ipitch;
-        if (src >= 0 && loads)
-            v = __ldg((const uint4 *)(row + x0));
-        const unsigned fromleft = __shfl_up_sync(0xffffffffu, v.w, 1);
-        const unsigned fromright = __shfl_down_sync(0xffffffffu, v.x, 1);
-        r[0] = r[5] = splat;
-        if (src >= 0) {
-            r[0] = lane > 0              ? fromleft
-                   : x0 >= 16 && loads ? __ldg((const unsigned *)(row + x0 - 4))
-                                       : 0u;
-            r[5] = lane < 31     ? fromright
-                   : x0 + 16 < w ? __ldg((const unsigned *)(row + x0 + 16))
-                                 : 0u;
-        }
-        r[1] = v.x, r[2] = v.y, r[3] = v.z, r[4] = v.w;
+/* The op: each kernel row's weights as signed bytes, wa the first four
+ * (3x3: w0, w1, w2, 0), wb the fifth (5x5: w4, 0, 0, 0), and the rounding. */
+template <int K> struct convolve_op {
+    struct row_t {
+        unsigned w[6]; /* the row's bytes from 4 before the lane's first */
     };
-
-    unsigned rows[K][6]; /* input row t (from y0 - R) in slot t % K */
+    unsigned wa[K], wb[K];
+    gf_convolve_div d;
+    __device__ __forceinline__ row_t prep(const unsigned (&wd)[6]) const
+    {
+        row_t r;
 #pragma unroll
-    for (int t = 0; t < K - 1; t++)
-        fetch(y0 - R + t, rows[t]);
+        for (int k = 0; k < 6; k++)
+            r.w[k] = wd[k];
+        return r;
+    }
+    __device__ __forceinline__ uint4 apply(const row_t (&ring)[K], int first) const
+    {
+        constexpr int R = K / 2;
+        int acc[16];
 #pragma unroll
-    for (int i = 0; i < PACKED_ROWS; i++) {
-        const int y = y0 + i;
-        if (y >= h)
-            break; /* the whole warp */
-        fetch(y + R, rows[(i + K - 1) % K]);
-        if (fast) {
-            int acc[16];
+        for (int s = 0; s < 16; s++)
+            acc[s] = 0;
 #pragma unroll
-            for (int s = 0; s < 16; s++)
-                acc[s] = 0;
+        for (int k = 0; k < K; k++) {
+            const unsigned(&w)[6] = ring[(first + k) % K].w;
 #pragma unroll
-            for (int k = 0; k < K; k++)
-                add_row<K>(rows[(i + k) % K], pk.wa[k], pk.wb[k], acc);
-            unsigned o[4];
-#pragma unroll
-            for (int g = 0; g < 4; g++)
-                o[g] = gf_convolve_finish(acc[4 * g], pk.rule.d) |
-                       gf_convolve_finish(acc[4 * g + 1], pk.rule.d) << 8 |
-                       gf_convolve_finish(acc[4 * g + 2], pk.rule.d) << 16 |
-                       gf_convolve_finish(acc[4 * g + 3], pk.rule.d) << 24;
-            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(o[0], o[1], o[2], o[3]);
-        } else if (loads) {
-            /* the row's first or last pixels: each through the border */
-            for (int j = 0; j < 16 && x0 + j < w; j++) {
-                const st_global_win<uint8_t, 1> win = {in, ipitch, w, h, x0 + j, y, b, false};
-                out[(size_t)y * opitch + x0 + j] = (unsigned char)pk.rule.at(win, 0);
+            for (int s = 0; s < 16; s++) {
+                acc[s] = dp4a_us(pk_bytes_at(w, s + 4 - R), wa[k], acc[s]);
+                if (K == 5)
+                    acc[s] = dp4a_us(pk_bytes_at(w, s + 8 - R), wb[k], acc[s]);
             }
         }
+        unsigned o[4];
+#pragma unroll
+        for (int g = 0; g < 4; g++)
+            o[g] = gf_convolve_finish(acc[4 * g], d) | gf_convolve_finish(acc[4 * g + 1], d) << 8 |
+                   gf_convolve_finish(acc[4 * g + 2], d) << 16 |
+                   gf_convolve_finish(acc[4 * g + 3], d) << 24;
+        return make_uint4(o[0], o[1], o[2], o[3]);
     }
-}
+};
 
-/* The packed kernel's weights for p (8-bit gray, K x K): 0 where they do
- * not fit in signed bytes. */
-template <int K> static int pack_weights(const gf_convolve_params *p, convolve_packed<K> *pk)
+/* The packed op's weights for p (8-bit gray, K x K): 0 where they do not
+ * fit in signed bytes. */
+template <int K> static int pack_weights(const gf_convolve_params *p, convolve_op<K> *op)
 {
     for (int k = 0; k < K * K; k++)
         if (p->weights[k] < -128 || p->weights[k] > 127)
             return 0;
     for (int k = 0; k < K; k++) {
         const int32_t *r = p->weights + k * K;
-        pk->wa[k] = (r[0] & 255u) | (r[1] & 255u) << 8 | (r[2] & 255u) << 16 |
+        op->wa[k] = (r[0] & 255u) | (r[1] & 255u) << 8 | (r[2] & 255u) << 16 |
                     (K == 5 ? (r[3] & 255u) << 24 : 0u);
-        pk->wb[k] = K == 5 ? r[K - 1] & 255u : 0u;
+        op->wb[k] = K == 5 ? r[K - 1] & 255u : 0u;
     }
     return 1;
 }
@@ -245,29 +162,17 @@ template <int K>
 static int launch_packed(const gf_convolve_params *p, const gf_dimage *in, gf_dimage *out,
                          cudaStream_t st, bool *done)
 {
-    convolve_packed<K> pk;
+    convolve_op<K> op;
     const gf_shape sh = gf_dimage_shape_of(in);
-    const int w = in->width, h = in->height;
     int rc;
 
     *done = false;
-    if (!pack_weights<K>(p, &pk))
+    if (!pack_weights<K>(p, &op))
         return 0;
-    pk.rule.rx = pk.rule.ry = K / 2;
-    pk.rule.wide = false;
-    pk.rule.d = gf_convolve_div_of(p, 8);
-    pk.rule.divisor = p->divisor;
-    pk.rule.bias = p->bias;
-    pk.rule.max = 255;
-    memcpy(pk.rule.wt.w, p->weights, sizeof pk.rule.wt.w);
-    if ((rc = gf_dimage_shape(out, &sh)))
+    op.d = gf_convolve_div_of(p, 8);
+    if ((rc = gf_dimage_shape(out, &sh)) ||
+        (rc = pk_launch<uint8_t, 1, K / 2>(op, in, out, p->st.border, st)))
         return rc;
-    const int strips_x = (w + PACKED_COLS - 1) / PACKED_COLS;
-    const long warps = (long)strips_x * ((h + PACKED_ROWS - 1) / PACKED_ROWS);
-    const unsigned blocks = (unsigned)((warps * 32 + PACKED_THREADS - 1) / PACKED_THREADS);
-    convolve_packed_kernel<K><<<blocks, PACKED_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, p->st.border, strips_x, pk);
-    GF_CUDA_CHECK(cudaGetLastError());
     *done = true;
     return 0;
 }

@@ -1,12 +1,14 @@
 /* edges.cu - Sobel, Scharr and Laplacian kernels. The rules are written once
  * (sobel_rule, scharr_rule, laplacian_rule) and run by the stencil
  * framework's 2-D kernels (cuda/stencil.cuh) as the `global`, `shared` and
- * `texture` variants, on every layout and border; `packed` is this file's
- * own kernel for 8-bit layouts (edges_packed_kernel below). Every variant
- * equals the CPU reference (src/stages/edges.c) bit for bit. */
+ * `texture` variants, on every layout and border; `packed` runs the
+ * warp-strip walker (cuda/packed.cuh) with edges_op on 8-bit layouts and
+ * edges_op16 on 16-bit ones. Every variant equals the
+ * CPU reference (src/stages/edges.c) bit for bit. */
 #include <stdint.h>
 
 #include "check.h"
+#include "packed.cuh"
 #include "stencil.cuh"
 
 #include "../src/stages/edges.h"
@@ -44,22 +46,15 @@ struct laplacian_rule {
     }
 };
 
-/* ---- edges_packed_kernel: 8-bit samples, C (= P) bytes a pixel. A warp
- * owns a strip PACKED_COLS bytes wide and PACKED_ROWS rows tall: lane l the
- * 16 bytes from x0 = strip + 16 l, read as one 16-byte load a row, with
- * the 4 bytes on either side from the neighbouring lanes by shuffle (lanes
- * 0 and 31 load theirs). The warp walks down its rows, each input row
- * loaded once and kept, split into 16-bit lanes, for the three output rows
- * that read it. A lane computes its 16 outputs in 16-bit lanes, two to a
- * 32-bit word (edges_packed16), and stores them as one 16-byte store. A
- * lane whose window leaves the row (the first 16 bytes of a row, and the
- * last 16 + P) computes each of its samples by the 2-D rule through the
- * border instead; rows outside the image come through the border mode.
+/* ---- edges_op: 8-bit samples, C (= P) bytes a pixel, on the warp-strip
+ * walker (cuda/packed.cuh): a lane's 16 output bytes a row, computed in
+ * 16-bit lanes, two to a 32-bit word (edges_packed16), from its three rows,
+ * each split once into even and odd lanes (prep).
  *
  * The arithmetic (edges_packed16): E_k holds the even bytes (0, 2) of word
  * k as two 16-bit lanes, O_k the odd ones (1, 3), for the words k = 0..5
- * (the left neighbour's last word, the lane's four, the right neighbour's
- * first). The vertical parts go two columns at a time: for Sobel and
+ * (the word before the lane's 16 bytes, its four, the word after). The
+ * vertical parts go two columns at a time: for Sobel and
  * Scharr vs = A (up + down) + B centre and vd = down - up + 255 (biased so
  * that no lane borrows from the next); then the samples P bytes to the left
  * and right come from the same sequences shifted by whole or half words
@@ -70,22 +65,7 @@ struct laplacian_rule {
  * instruction of sm_90); clamped to M + 255 its low byte is the output.
  * The Laplacian likewise: T = up + down + left + right + 1020 - 4 centre,
  * M + |L| = max(T + M - 1020, M + 1020 - T). */
-#define PACKED_COLS 512 /* 32 lanes of 16 bytes */
-#define PACKED_ROWS 8   /* output rows a warp: the loop over them is unrolled */
-#define PACKED_THREADS 128
-/* blocks an SM should hold: up to 128 registers a thread, which the packed
- * kernels need (a cap of 80, ptxas's choice without it, spilled) */
-#define PACKED_MIN_BLOCKS 4
-
 enum { PK_SOBEL, PK_SCHARR, PK_LAPLACIAN };
-
-/* #pragma unroll in code also compiled for the host (whose compiler would
- * warn of an unknown pragma). */
-#ifdef __CUDA_ARCH__
-#define PK_UNROLL _Pragma("unroll")
-#else
-#define PK_UNROLL
-#endif
 
 /* __byte_perm, also on the host (for tests of edges_packed16 there). */
 __host__ __device__ __forceinline__ unsigned perm(unsigned a, unsigned b, unsigned s)
@@ -236,84 +216,32 @@ struct packed_row {
     unsigned E[6], O[6];
 };
 
-template <int P, int RULE, class Rule>
-__global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
-    edges_packed_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
-                        int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
-                        const __grid_constant__ Rule rule)
-{
-    const int lane = threadIdx.x % 32;
-    const long warp = ((long)blockIdx.x * PACKED_THREADS + threadIdx.x) / 32;
-    const int y0 = (int)(warp / strips_x) * PACKED_ROWS;
-    const int x0 = (int)(warp % strips_x) * PACKED_COLS + 16 * lane; /* in bytes */
-    const int n = w * P;                                                /* bytes a row */
-
-    if (y0 >= h)
-        return; /* the whole warp: y0 is the same for all its lanes */
-    const bool loads = x0 < n; /* x0 + 16 <= the pitch */
-    const bool fast = x0 >= 16 && x0 + 16 + P <= n;
-    const unsigned splat = (unsigned)b.value * 0x01010101u;
-
-    /* Row wy (any) of the lane: its 16 bytes and the words either side. */
-    const auto fetch = [&](int wy, packed_row &r) {
-        const int src = gf_border_index(wy, h, b.mode);
-        uint4 v = make_uint4(splat, splat, splat, splat);
-        unsigned left = splat, right = splat;
-        const unsigned char *row = in + (size_t)(src < 0 ? 0 : src) * ipitch;
-        if (src >= 0 && loads)
-            v = __ldg((const uint4 *)(row + x0));
-        const unsigned fromleft = __shfl_up_sync(0xffffffffu, v.w, 1);
-        const unsigned fromright = __shfl_down_sync(0xffffffffu, v.x, 1);
-        if (src >= 0) {
-            left = lane > 0              ? fromleft
-                   : x0 >= 16 && loads ? __ldg((const unsigned *)(row + x0 - 4))
-                                       : 0u;
-            right = lane < 31     ? fromright
-                    : x0 + 16 < n ? __ldg((const unsigned *)(row + x0 + 16))
-                                  : 0u;
-        }
-        const unsigned wd[6] = {left, v.x, v.y, v.z, v.w, right};
+template <int P, int RULE> struct edges_op {
+    typedef packed_row row_t;
+    __device__ __forceinline__ row_t prep(const unsigned (&wd)[6]) const
+    {
+        row_t r;
 #pragma unroll
         for (int k = 0; k < 6; k++) {
             r.E[k] = even_lanes(wd[k]);
             r.O[k] = odd_lanes(wd[k]);
         }
-    };
-
-    packed_row rows[3];
-    fetch(y0 - 1, rows[0]);
-    fetch(y0, rows[1]);
-#pragma unroll
-    for (int i = 0; i < PACKED_ROWS; i++) {
-        const int y = y0 + i;
-        if (y >= h)
-            break; /* the whole warp */
-        fetch(y + 1, rows[(i + 2) % 3]);
-        const packed_row &u = rows[i % 3], &m = rows[(i + 1) % 3], &d = rows[(i + 2) % 3];
-        if (fast) {
-            unsigned o[4];
-            edges_packed16<P, RULE>(u.E, u.O, m.E, m.O, d.E, d.O, o);
-            *(uint4 *)(out + (size_t)y * opitch + x0) = make_uint4(o[0], o[1], o[2], o[3]);
-        } else if (loads) {
-            /* the row's first or last bytes: each sample through the border */
-            for (int j = 0; j < 16 && x0 + j < n; j++) {
-                const int x = (x0 + j) / P, c = (x0 + j) % P;
-                const st_global_win<uint8_t, P> win = {in, ipitch, w, h, x, y, b, false};
-                out[(size_t)y * opitch + x0 + j] = (unsigned char)rule.at(win, c);
-            }
-        }
+        return r;
     }
-}
+    __device__ __forceinline__ uint4 apply(const row_t (&ring)[3], int first) const
+    {
+        const row_t &u = ring[first % 3], &m = ring[(first + 1) % 3], &d = ring[(first + 2) % 3];
+        unsigned o[4];
+        edges_packed16<P, RULE>(u.E, u.O, m.E, m.O, d.E, d.O, o);
+        return make_uint4(o[0], o[1], o[2], o[3]);
+    }
+};
 
-/* ---- edges_packed16_kernel: the packed kernel's shape for 16-bit samples,
- * C a pixel: lane l owns the 8 samples (16 bytes) from x0 = strip + 8 l,
- * with the 4 samples on either side (at least one pixel) from its
- * neighbours by shuffle (lanes 0 and 31 load theirs), the three rows'
- * samples unpacked in registers; each output sample is the 2-D rule on its
- * 3x3 window copied from them (the sums need 32-bit lanes: no packing). The
- * row's first 8 samples and last 8 + C go through the border, sample by
- * sample. */
-#define PACKED16_COLS 256 /* samples: 32 lanes of 8 */
+/* ---- edges_op16: 16-bit samples, C a pixel, on the warp-strip walker: a
+ * lane's 8 samples (16 bytes) a row, with HW words (2 HW samples, at least
+ * one pixel) either side, unpacked in registers (prep); each output sample
+ * is the 2-D rule on its 3x3 window copied from them (the sums need 32-bit
+ * lanes: no packing). */
 
 /* The 3x3 window of one sample, from registers. */
 struct reg_win {
@@ -326,125 +254,48 @@ struct reg_win {
 };
 
 /* The output samples j = 0..7 of a lane from its rows' samples (u, m, d:
- * 16 each, sample j of the lane at index 4 + j), packed two to a word. */
-template <int C, class Rule>
-__host__ __device__ __forceinline__ void edges_packed8x16(const Rule &rule, const unsigned (&u)[16],
-                                                          const unsigned (&m)[16],
-                                                          const unsigned (&d)[16], unsigned (&o)[4])
+ * N each, sample j of the lane at index S0 + j), packed two to a word. */
+template <int C, int S0, int N, class Rule>
+__host__ __device__ __forceinline__ void edges_packed8x16(const Rule &rule, const unsigned (&u)[N],
+                                                          const unsigned (&m)[N],
+                                                          const unsigned (&d)[N], unsigned (&o)[4])
 {
     PK_UNROLL
     for (int j = 0; j < 8; j++) {
         reg_win win;
         PK_UNROLL
         for (int dx = -1; dx <= 1; dx++) {
-            win.p[0][dx + 1] = u[4 + j + dx * C];
-            win.p[1][dx + 1] = m[4 + j + dx * C];
-            win.p[2][dx + 1] = d[4 + j + dx * C];
+            win.p[0][dx + 1] = u[S0 + j + dx * C];
+            win.p[1][dx + 1] = m[S0 + j + dx * C];
+            win.p[2][dx + 1] = d[S0 + j + dx * C];
         }
         const unsigned v = rule.at(win, 0);
         o[j / 2] = j % 2 ? o[j / 2] | v << 16 : v;
     }
 }
 
-template <int C, class Rule>
-__global__ void __launch_bounds__(PACKED_THREADS, PACKED_MIN_BLOCKS)
-    edges_packed16_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
-                          int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
-                          const __grid_constant__ Rule rule)
-{
-    const int lane = threadIdx.x % 32;
-    const long warp = ((long)blockIdx.x * PACKED_THREADS + threadIdx.x) / 32;
-    const int y0 = (int)(warp / strips_x) * PACKED_ROWS;
-    const int x0 = (int)(warp % strips_x) * PACKED16_COLS + 8 * lane; /* in samples */
-    const int n = w * C;                                                /* samples a row */
-
-    if (y0 >= h)
-        return; /* the whole warp: y0 is the same for all its lanes */
-    const bool loads = x0 < n; /* 2 x0 + 16 <= the pitch */
-    const bool fast = x0 >= 8 && x0 + 8 + C <= n;
-    const unsigned splat = (unsigned)b.value * 0x00010001u;
-
-    /* Row wy (any) of the lane: its 8 samples and the 4 either side. */
-    const auto fetch = [&](int wy, unsigned (&r)[16]) {
-        const int src = gf_border_index(wy, h, b.mode);
-        uint4 v = make_uint4(splat, splat, splat, splat);
-        uint2 left = make_uint2(splat, splat), right = make_uint2(splat, splat);
-        const unsigned char *row = in + (size_t)(src < 0 ? 0 : src) * ipitch;
-        if (src >= 0 && loads)
-            v = __ldg((const uint4 *)(row + 2 * (size_t)x0));
-        const uint2 fromleft = make_uint2(__shfl_up_sync(0xffffffffu, v.z, 1),
-                                          __shfl_up_sync(0xffffffffu, v.w, 1));
-        const uint2 fromright = make_uint2(__shfl_down_sync(0xffffffffu, v.x, 1),
-                                           __shfl_down_sync(0xffffffffu, v.y, 1));
-        if (src >= 0) {
-            left = lane > 0             ? fromleft
-                   : x0 >= 8 && loads ? __ldg((const uint2 *)(row + 2 * (size_t)x0 - 8))
-                                      : make_uint2(0, 0);
-            right = lane < 31    ? fromright
-                    : x0 + 8 < n ? __ldg((const uint2 *)(row + 2 * (size_t)x0 + 16))
-                                 : make_uint2(0, 0);
-        }
-        const unsigned wd[8] = {left.x, left.y, v.x, v.y, v.z, v.w, right.x, right.y};
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-            r[i] = (wd[i / 2] >> (16 * (i % 2))) & 0xffffu;
+template <int C, class Rule> struct edges_op16 {
+    static constexpr int HW = pk_halo_words(1, 2 * C), N = 8 + 4 * HW;
+    struct row_t {
+        unsigned v[N]; /* the row's samples, the lane's first at 2 HW */
     };
-
-    unsigned rows[3][16];
-    fetch(y0 - 1, rows[0]);
-    fetch(y0, rows[1]);
+    Rule rule;
+    __device__ __forceinline__ row_t prep(const unsigned (&wd)[4 + 2 * HW]) const
+    {
+        row_t r;
 #pragma unroll
-    for (int i = 0; i < PACKED_ROWS; i++) {
-        const int y = y0 + i;
-        if (y >= h)
-            break; /* the whole warp */
-        fetch(y + 1, rows[(i + 2) % 3]);
-        if (fast) {
-            unsigned o[4];
-            edges_packed8x16<C>(rule, rows[i % 3], rows[(i + 1) % 3], rows[(i + 2) % 3], o);
-            *(uint4 *)(out + (size_t)y * opitch + 2 * (size_t)x0) =
-                make_uint4(o[0], o[1], o[2], o[3]);
-        } else if (loads) {
-            /* the row's first or last samples: each through the border */
-            for (int j = 0; j < 8 && x0 + j < n; j++) {
-                const st_global_win<uint16_t, C> win = {in,      ipitch, w, h, (x0 + j) / C,
-                                                        y,       b,      false};
-                ((uint16_t *)(out + (size_t)y * opitch))[x0 + j] =
-                    (uint16_t)rule.at(win, (x0 + j) % C);
-            }
-        }
+        for (int i = 0; i < N; i++)
+            r.v[i] = (wd[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        return r;
     }
-}
-
-template <int C, class Rule>
-static int launch_packed16(const Rule &rule, const gf_dimage *in, gf_dimage *out, gf_border b,
-                           cudaStream_t st)
-{
-    const int w = in->width, h = in->height, n = w * C;
-    const int strips_x = (n + PACKED16_COLS - 1) / PACKED16_COLS;
-    const long warps = (long)strips_x * ((h + PACKED_ROWS - 1) / PACKED_ROWS);
-    const unsigned blocks = (unsigned)((warps * 32 + PACKED_THREADS - 1) / PACKED_THREADS);
-
-    edges_packed16_kernel<C, Rule><<<blocks, PACKED_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, rule);
-    GF_CUDA_CHECK(cudaGetLastError());
-    return 0;
-}
-
-template <int P, int RULE, class Rule>
-static int launch_packed(const Rule &rule, const gf_dimage *in, gf_dimage *out, gf_border b,
-                         cudaStream_t st)
-{
-    const int w = in->width, h = in->height, n = w * P;
-    const int strips_x = (n + PACKED_COLS - 1) / PACKED_COLS;
-    const long warps = (long)strips_x * ((h + PACKED_ROWS - 1) / PACKED_ROWS);
-    const unsigned blocks = (unsigned)((warps * 32 + PACKED_THREADS - 1) / PACKED_THREADS);
-
-    edges_packed_kernel<P, RULE, Rule><<<blocks, PACKED_THREADS, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, rule);
-    GF_CUDA_CHECK(cudaGetLastError());
-    return 0;
-}
+    __device__ __forceinline__ uint4 apply(const row_t (&ring)[3], int first) const
+    {
+        unsigned o[4];
+        edges_packed8x16<C, 2 * HW, N>(rule, ring[first % 3].v, ring[(first + 1) % 3].v,
+                                       ring[(first + 2) % 3].v, o);
+        return make_uint4(o[0], o[1], o[2], o[3]);
+    }
+};
 
 enum { EDGES_GLOBAL = ST_GLOBAL, EDGES_SHARED = ST_SHARED, EDGES_TEXTURE = ST_TEXTURE,
        EDGES_PACKED };
@@ -465,16 +316,18 @@ static int launch(int variant, gf_edge_rule r, const gf_dimage *in, gf_dimage *o
             return rc;
         if constexpr (sizeof(T) == 1) {
             if (r == GF_EDGE_SOBEL)
-                return launch_packed<C, PK_SOBEL>(sobel, in, out, b, st);
+                return pk_launch<uint8_t, C, 1>(edges_op<C, PK_SOBEL>(), in, out, b, st);
             if (r == GF_EDGE_SCHARR)
-                return launch_packed<C, PK_SCHARR>(scharr, in, out, b, st);
-            return launch_packed<C, PK_LAPLACIAN>(laplacian, in, out, b, st);
+                return pk_launch<uint8_t, C, 1>(edges_op<C, PK_SCHARR>(), in, out, b, st);
+            return pk_launch<uint8_t, C, 1>(edges_op<C, PK_LAPLACIAN>(), in, out, b, st);
         } else {
             if (r == GF_EDGE_SOBEL)
-                return launch_packed16<C>(sobel, in, out, b, st);
+                return pk_launch<uint16_t, C, 1>(edges_op16<C, sobel_rule>{sobel}, in, out, b, st);
             if (r == GF_EDGE_SCHARR)
-                return launch_packed16<C>(scharr, in, out, b, st);
-            return launch_packed16<C>(laplacian, in, out, b, st);
+                return pk_launch<uint16_t, C, 1>(edges_op16<C, scharr_rule>{scharr}, in, out, b,
+                                                 st);
+            return pk_launch<uint16_t, C, 1>(edges_op16<C, laplacian_rule>{laplacian}, in, out, b,
+                                             st);
         }
     }
     if (r == GF_EDGE_SOBEL)

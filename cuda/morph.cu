@@ -22,6 +22,10 @@
  *            memory and registers straight into the vertical walk, so the
  *            image goes through device memory once (vanherk: twice, the
  *            scratch image written and read back between the passes).
+ *   packed   3x3 and 5x5 squares: the warp-strip walker (cuda/packed.cuh)
+ *            with morph_op, each row's horizontal extreme once (prep), then
+ *            the window's rows' extremes (apply), 16 bytes a lane, in one
+ *            pass through device memory; other windows run vanherk's passes.
  *
  * A minimum or maximum never mixes samples, so both passes work on packed
  * 32-bit words with the SIMD intrinsics __vminu4 / __vmaxu4 (four 8-bit
@@ -30,6 +34,7 @@
  * one scratch image (st_scratch), so that the last pass writes out. A side
  * of 1 skips its pass, and 1x1 copies. */
 #include "check.h"
+#include "packed.cuh"
 #include "stencil.cuh"
 
 #include "../src/stages/morph.h"
@@ -683,9 +688,63 @@ static int fused_pass(const gf_dimage *src, gf_dimage *dst, int kw, int kh, gf_b
     return 0;
 }
 
+/* ---- packed: the walker's op for a (2R + 1) square of T samples, C a
+ * pixel: prep takes each of the lane's 4 words' extreme with the words R
+ * pixels either side (funnel shifts of the row's words), apply the
+ * extreme of the window's 2R + 1 such rows. */
+template <typename T, int C, int R, bool MAX> struct morph_op {
+    static constexpr int PB = C * (int)sizeof(T), HW = pk_halo_words(R, PB);
+    struct row_t {
+        unsigned v[4];
+    };
+    __device__ __forceinline__ row_t prep(const unsigned (&wd)[4 + 2 * HW]) const
+    {
+        row_t r;
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            unsigned v = wd[HW + g];
+#pragma unroll
+            for (int d = 1; d <= R; d++)
+                v = vext<T, MAX>(vext<T, MAX>(v, pk_bytes_at(wd, 4 * (HW + g) - d * PB)),
+                                 pk_bytes_at(wd, 4 * (HW + g) + d * PB));
+            r.v[g] = v;
+        }
+        return r;
+    }
+    __device__ __forceinline__ uint4 apply(const row_t (&ring)[2 * R + 1], int first) const
+    {
+        row_t m = ring[first % (2 * R + 1)];
+#pragma unroll
+        for (int k = 1; k <= 2 * R; k++)
+#pragma unroll
+            for (int g = 0; g < 4; g++)
+                m.v[g] = vext<T, MAX>(m.v[g], ring[(first + k) % (2 * R + 1)].v[g]);
+        return make_uint4(m.v[0], m.v[1], m.v[2], m.v[3]);
+    }
+};
+
+/* Whether the packed pass takes p's window. */
+static bool packed_takes(const gf_morph_params *p)
+{
+    return p->kw == p->kh && (p->kw == 3 || p->kw == 5);
+}
+
+template <typename T, int C, bool MAX>
+static int packed_pass(const gf_dimage *src, gf_dimage *dst, int k, gf_border b, cudaStream_t st)
+{
+    const gf_shape sh = gf_dimage_shape_of(src);
+    int rc;
+
+    if ((rc = gf_dimage_shape(dst, &sh)))
+        return rc;
+    if (k == 3)
+        return pk_launch<T, C, 1>(morph_op<T, C, 1, MAX>(), src, dst, b, st);
+    return pk_launch<T, C, 2>(morph_op<T, C, 2, MAX>(), src, dst, b, st);
+}
+
 /* One pass of a chain: horizontal, vertical, both fused, or 2-D (global);
  * minimum or maximum. */
-enum { PASS_H, PASS_V, PASS_FUSED, PASS_2D };
+enum { PASS_H, PASS_V, PASS_FUSED, PASS_2D, PASS_PACKED };
 typedef struct morph_pass {
     int kind, max;
 } morph_pass;
@@ -702,12 +761,14 @@ static int run_pass(int kind, const gf_morph_params *p, const gf_dimage *src, gf
         return h_pass<T, C, MAX>(src, dst, p->kw, p->border, st);
     case PASS_V:
         return v_pass<T, MAX>(src, dst, p->kh, p->border, st);
+    case PASS_PACKED:
+        return packed_pass<T, C, MAX>(src, dst, p->kw, p->border, st);
     default:
         return fused_pass<T, C, MAX>(src, dst, p->kw, p->kh, p->border, st);
     }
 }
 
-enum { MORPH_GLOBAL, MORPH_VANHERK, MORPH_FUSED };
+enum { MORPH_GLOBAL, MORPH_VANHERK, MORPH_FUSED, MORPH_PACKED };
 
 static int morph_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, int variant,
                       void *stream)
@@ -730,6 +791,8 @@ static int morph_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, in
     for (int i = 0; i < 2 && ops[i] >= 0; i++) {
         if (variant == MORPH_GLOBAL && (p->kw > 1 || p->kh > 1))
             pass[n++] = morph_pass{PASS_2D, ops[i]};
+        else if (variant == MORPH_PACKED && packed_takes(p))
+            pass[n++] = morph_pass{PASS_PACKED, ops[i]};
         else if (variant == MORPH_FUSED && p->kw > 1 && p->kh > 1)
             pass[n++] = morph_pass{PASS_FUSED, ops[i]};
         else if (variant != MORPH_GLOBAL) {
@@ -782,4 +845,10 @@ extern "C" int gf_morph_fused_cuda(const gf_stage *s, const gf_dimage *in, gf_di
                                    void *stream)
 {
     return morph_cuda(s, in, out, MORPH_FUSED, stream);
+}
+
+extern "C" int gf_morph_packed_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out,
+                                    void *stream)
+{
+    return morph_cuda(s, in, out, MORPH_PACKED, stream);
 }

@@ -248,16 +248,11 @@ static const gf_variant edges_variants[] = {
     {NULL, NULL},
 };
 
-/* The default variants, by measurement (docs/benchmarks.md, H100, 8000x8000):
- * for Sobel and Scharr `global` was the fastest or within 2% on gray and RGB
- * 8-bit (packed 18% slower on gray) and 15% behind `packed` on gray 16-bit;
- * for the Laplacian `packed` was the fastest on all three. */
-static const gf_default gradient_defaults[] = {
-    {0, 0, "global"},
-    {0, 0, NULL},
-};
-
-static const gf_default laplacian_defaults[] = {
+/* The default variant, by measurement (docs/benchmarks.md, H100, 8000x8000,
+ * 2026-12-07): `packed` (the warp-strip walker) was the fastest of the four
+ * for Sobel, Scharr and the Laplacian on gray and RGB 8-bit and gray 16-bit,
+ * 1.6-2.6x `global` and `shared`. */
+static const gf_default edges_defaults[] = {
     {0, 0, "packed"},
     {0, 0, NULL},
 };
@@ -281,6 +276,6 @@ static const gf_default laplacian_defaults[] = {
 /* cpu_cost: one thread, 5120x2880 gray and RGB 8-bit, gray 16-bit (0.23 -
  * 0.37 ns a byte for Sobel and Scharr, 0.17 - 0.27 for the Laplacian; about
  * a third of it the framework's copies of the padded rows) */
-EDGES_OPS(sobel, sobel_opts, 0.30, gradient_defaults)
-EDGES_OPS(scharr, scharr_opts, 0.30, gradient_defaults)
-EDGES_OPS(laplacian, laplacian_opts, 0.25, laplacian_defaults)
+EDGES_OPS(sobel, sobel_opts, 0.30, edges_defaults)
+EDGES_OPS(scharr, scharr_opts, 0.30, edges_defaults)
+EDGES_OPS(laplacian, laplacian_opts, 0.25, edges_defaults)

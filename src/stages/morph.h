@@ -97,11 +97,15 @@ int gf_morph_cpu(const gf_image *in, gf_image *out, gf_morph_op op, int kw, int 
  *   their minima for the vertical walk, so the horizontal minima never go
  *   through device memory (the image is read and written once, against
  *   twice for `vanherk`). A side of 1 runs the other pass alone.
+ * `packed`: 3x3 and 5x5 squares in one pass on the warp-strip walker
+ *   (cuda/packed.cuh): each row's horizontal extreme once, in whole words,
+ *   then the extreme of the window's rows; other elements run `vanherk`.
  * open and close run the passes of both operations in turn (through one
  * scratch image, stream-ordered); a side of 1 skips its pass, 1x1 copies. */
 int gf_morph_global_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_morph_vanherk_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 int gf_morph_fused_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
+int gf_morph_packed_cuda(const gf_stage *s, const gf_dimage *in, gf_dimage *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,8 @@ against two independent oracles:
 Then bad values: an even, too small, too large or malformed size, and a
 constant above the samples' range, must exit 64 with a message naming the
 flag and write no output. With a BACKEND other than cpu the runs take the
-kernel variants in turn (--variant global, vanherk, fused, or the default).
+kernel variants in turn (--variant global, vanherk, fused, packed, or the
+default).
 Prints the seed (SEED, else GPUFILT_TEST_SEED, else a fresh one); the first
 difference names the layout, size, stage and sample, and exits 1. BACKEND
 (cpu by default; cuda on a GPU machine) is passed as --backend; the runs go
@@ -42,7 +43,7 @@ SIZES = [(1, 1), (1, 6), (6, 1), (2, 3), (7, 5), (33, 17)]
 OTHER = [(1, 1), (7, 3), (3, 7), (1, 9), (9, 1), (15, 15), (7, 5), (31, 5), (5, 31),
          (33, 17), (63, 63), (63, 1), (1, 63)]
 MODES = ("replicate", "reflect101", "constant")
-VARIANTS = (None, "global", "vanherk", "fused")  # None: the default
+VARIANTS = (None, "global", "vanherk", "fused", "packed")  # None: the default
 NAMES = {1: "gray", 2: "gray+alpha", 3: "RGB", 4: "RGBA"}
 
 
