@@ -39,39 +39,63 @@ static void passes(gf_morph_op op, int p[2])
 /* ---- The reference. */
 
 /* One erosion (max 0) or dilation (max 1) of in into out, separably by the
- * definition (morph.h): the row minima of every image row into rows (h x n
- * values), then the minima of kh of those down each column, rows outside
- * the image read through the border. */
+ * definition (morph.h): each image row padded through the border (w + kw - 1
+ * pixels), the minima of every kw of those into rows (h x n values), then
+ * the minima of kh of those down each column, rows outside the image read
+ * through the border. */
 static int gold_pass(const gf_image *in, gf_image *out, int max, int kw, int kh, gf_border b)
 {
     const int w = in->width, h = in->height, C = in->channels, rx = kw / 2, ry = kh / 2;
     const size_t n = (size_t)w * (size_t)C;
     uint16_t *rows = malloc(sizeof *rows * n * (size_t)h);
+    int failed = 0;
 
     if (!rows)
         return gf_err(GF_EINTERNAL, NULL, "morph: out of memory");
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < C; c++) {
-                unsigned v = gf_stencil_at(in, x - rx, y, c, b);
-                for (int dx = -rx + 1; dx <= rx; dx++) {
-                    const unsigned s = gf_stencil_at(in, x + dx, y, c, b);
+#pragma omp parallel
+    {
+        uint16_t *pad = malloc(sizeof *pad * (n + (size_t)(kw - 1) * (size_t)C));
+        if (!pad) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(static)
+        for (int y = 0; y < h; y++) {
+            if (!pad)
+                continue;
+            for (int x = -rx; x < w + rx; x++)
+                for (int c = 0; c < C; c++)
+                    pad[(size_t)(x + rx) * (size_t)C + (size_t)c] =
+                        (uint16_t)gf_stencil_at(in, x, y, c, b);
+            for (size_t i = 0; i < n; i++) {
+                unsigned v = pad[i];
+                for (int d = 1; d < kw; d++) {
+                    const unsigned s = pad[i + (size_t)d * (size_t)C];
                     v = max ? (s > v ? s : v) : (s < v ? s : v);
                 }
-                rows[(size_t)y * n + (size_t)x * (size_t)C + (size_t)c] = (uint16_t)v;
+                rows[(size_t)y * n + i] = (uint16_t)v;
             }
+        }
+        free(pad);
+    }
+    if (failed) {
+        free(rows);
+        return gf_err(GF_EINTERNAL, NULL, "morph: out of memory");
+    }
 #pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++)
+    for (int y = 0; y < h; y++) {
+        int yy[GF_MORPH_MAX_SIDE]; /* window row dy + ry's image row, or -1 */
+        for (int dy = -ry; dy <= ry; dy++)
+            yy[dy + ry] = gf_border_index(y + dy, h, b.mode);
         for (size_t i = 0; i < n; i++) {
             unsigned v = max ? 0u : ~0u;
-            for (int dy = -ry; dy <= ry; dy++) {
-                const int yy = gf_border_index(y + dy, h, b.mode);
-                const unsigned s = yy < 0 ? (unsigned)b.value : rows[(size_t)yy * n + i];
+            for (int k = 0; k < kh; k++) {
+                const unsigned s = yy[k] < 0 ? (unsigned)b.value : rows[(size_t)yy[k] * n + i];
                 v = max ? (s > v ? s : v) : (s < v ? s : v);
             }
             gf_sample_set(out, (int)(i / (size_t)C), y, (int)(i % (size_t)C), v);
         }
+    }
     free(rows);
     return 0;
 }
