@@ -7,8 +7,10 @@
  *
  * Shape: a warp owns a strip PK_COLS = 512 bytes wide (lane l the 16 bytes
  * from xs + 16 l, bytes counted along the row: w C sizeof(T) a row) and
- * PK_ROWS output rows. It stages its PK_ROWS + 2R input rows, each with
- * PK_HALO = 16 bytes on either side, into shared memory in one go: the
+ * `rows` output rows (8..PK_ROWS, chosen by pk_launch for the image so that
+ * the last wave of warps is nearly full). It stages its rows + 2R input
+ * rows, each with PK_HALO = 16 bytes on either side, into shared memory in
+ * one go: the
  * 16-byte chunks inside the image by cp.async (sm_80 and later; a load and a
  * store before), so that every chunk of the strip is in flight at once; the
  * few chunks that reach past the row's ends, and the rows outside the image,
@@ -17,8 +19,11 @@
  * HW words either side (HW 4-byte words: R pixels, rounded up to 1, 2 or 4
  * words), the op turns the row into its own form once (prep), and for each
  * output row the op combines the 2R + 1 prepared rows of its window into 16
- * output bytes (apply). A lane whose bytes pass the row's end stores only the
- * bytes inside.
+ * output bytes (apply). The row loop is unrolled over rounds of 2R + 1 rows
+ * only, so that the ring's slots are constants and the code fits the
+ * instruction cache (unrolled over all 16-20 rows, 44% of the warps' stalls
+ * were instruction fetches). A lane whose bytes pass the row's end stores
+ * only the bytes inside.
  *
  * An op is a struct, passed as a __grid_constant__ kernel parameter, with
  *   typedef ... row_t;                                  a prepared row
@@ -28,13 +33,14 @@
  *   __device__ uint4 apply(const row_t (&ring)[2R + 1], int first) const;
  *       the lane's 16 output bytes from window rows ring[(first + k) %
  *       (2R + 1)], k = 0..2R from the top
- * `first` is a constant once the walker's row loop unrolls.
+ * `first` is a constant once the walker's round of rows unrolls.
  *
  * Constraints: rows start on 16-byte boundaries (gf_dimage_pitch: 256);
  * R <= 2 and R pixels <= 16 bytes; images up to 65535 x 65535. */
 #ifndef GF_PACKED_CUH
 #define GF_PACKED_CUH
 
+#include <math.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -123,10 +129,10 @@ __device__ __forceinline__ void pk_wait()
 }
 
 template <typename T, int C, int R, class Op>
-__global__ void __launch_bounds__(PK_WARPS * 32)
+__global__ void __launch_bounds__(PK_WARPS * 32, 4)
     packed_walk_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
                        int w, int h, size_t ipitch, size_t opitch, gf_border b, int strips_x,
-                       const __grid_constant__ Op op)
+                       int rows, const __grid_constant__ Op op)
 {
     constexpr int PB = C * (int)sizeof(T), HW = pk_halo_words(R, PB), K = 2 * R + 1;
     constexpr int NR = PK_ROWS + 2 * R, CHUNKS = PK_SROW / 16;
@@ -135,14 +141,14 @@ __global__ void __launch_bounds__(PK_WARPS * 32)
 
     const int lane = threadIdx.x % 32, wib = threadIdx.x / 32;
     const long warp = (long)blockIdx.x * PK_WARPS + wib;
-    const int y0 = (int)(warp / strips_x) * PK_ROWS;
+    const int y0 = (int)(warp / strips_x) * rows; /* rows <= PK_ROWS */
     const int xs = (int)(warp % strips_x) * PK_COLS; /* the strip's first byte */
     const int n = w * PB;                             /* bytes a row */
     unsigned char *s = stage[wib];
 
     if (y0 >= h)
         return; /* the whole warp: y0 is the same for all its lanes */
-    const int nr = min(NR, h - y0 + 2 * R); /* the rows that some output row reads */
+    const int nr = min(rows + 2 * R, h - y0 + 2 * R); /* the rows that some output row reads */
 
     /* stage rows y0 - R .. y0 - R + nr - 1, bytes xs - PK_HALO .. */
     for (int r = 0; r < nr; r++) {
@@ -162,11 +168,9 @@ __global__ void __launch_bounds__(PK_WARPS * 32)
 
     const int x0 = xs + 16 * lane; /* the lane's first byte */
     const unsigned char *base = s + PK_HALO + 16 * lane;
-    typename Op::row_t ring[K];
-#pragma unroll
-    for (int i = 0; i < NR; i++) {
-        if (i >= nr)
-            break; /* the whole warp */
+    typename Op::row_t ring[K]; /* row i in slot i % K */
+    /* Row i's words, prepared, into its slot. */
+    const auto load = [&](int i, typename Op::row_t &slot) {
         unsigned wd[4 + 2 * HW];
         const unsigned char *p = base + i * PK_SROW;
         const uint4 v = *(const uint4 *)p;
@@ -182,38 +186,66 @@ __global__ void __launch_bounds__(PK_WARPS * 32)
             wd[0] = l.x, wd[1] = l.y, wd[2] = l.z, wd[3] = l.w;
             wd[8] = r.x, wd[9] = r.y, wd[10] = r.z, wd[11] = r.w;
         }
-        ring[i % K] = op.prep(wd);
-        if (i < 2 * R)
-            continue;
-        const int y = y0 + i - 2 * R;
-        const uint4 o = op.apply(ring, (i - 2 * R) % K);
-        unsigned char *dst = out + (size_t)y * opitch + x0;
-        if (x0 + 16 <= n) {
-            *(uint4 *)dst = o;
-        } else if (x0 < n) { /* the row's last bytes */
-            const unsigned ow[4] = {o.x, o.y, o.z, o.w};
+        slot = op.prep(wd);
+    };
 #pragma unroll
-            for (int j = 0; j < 16; j++)
-                if (x0 + j < n)
-                    dst[j] = (unsigned char)(ow[j / 4] >> (8 * (j % 4)));
+    for (int i = 0; i < 2 * R; i++)
+        load(i, ring[i]);
+    /* output rows in rounds of K, unrolled within a round only, so that
+     * each slot index is a constant and the code stays small (the
+     * instruction cache) */
+    for (int i0 = 2 * R; i0 < nr; i0 += K) {
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int i = i0 + k; /* i % K == (2R + k) % K */
+            if (i >= nr)
+                break; /* the whole warp */
+            load(i, ring[(2 * R + k) % K]);
+            const int y = y0 + i - 2 * R;
+            const uint4 o = op.apply(ring, k);
+            unsigned char *dst = out + (size_t)y * opitch + x0;
+            if (x0 + 16 <= n) {
+                *(uint4 *)dst = o;
+            } else if (x0 < n) { /* the row's last bytes */
+                const unsigned ow[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+                for (int j = 0; j < 16; j++)
+                    if (x0 + j < n)
+                        dst[j] = (unsigned char)(ow[j / 4] >> (8 * (j % 4)));
+            }
         }
     }
 }
 
 /* Runs op over in -> out (same shape, set by the caller) on stream st:
  * T samples, C channels, window radius R rows (and at most R pixels across,
- * within pk_halo_words). Returns 0 or GF_EINTERNAL. */
+ * within pk_halo_words). The rows a warp (8..PK_ROWS) are chosen so that
+ * the last wave of warps is nearly full, and few rows are staged twice.
+ * Returns 0 or GF_EINTERNAL. */
 template <typename T, int C, int R, class Op>
 static int pk_launch(const Op &op, const gf_dimage *in, gf_dimage *out, gf_border b,
                      cudaStream_t st)
 {
     const int w = in->width, h = in->height, n = w * C * (int)sizeof(T);
     const int strips_x = (n + PK_COLS - 1) / PK_COLS;
-    const long warps = (long)strips_x * ((h + PK_ROWS - 1) / PK_ROWS);
-    const unsigned blocks = (unsigned)((warps + PK_WARPS - 1) / PK_WARPS);
+    int blocks_all, rc, rows = PK_ROWS;
+    double best = -1;
 
+    if ((rc = gf_cuda_resident((const void *)packed_walk_kernel<T, C, R, Op>, PK_WARPS * 32, 0,
+                               &blocks_all)))
+        return rc;
+    /* the warps resident at once */
+    const double resident = (double)(blocks_all > 0 ? blocks_all : 1) * PK_WARPS;
+    for (int r = 8; r <= PK_ROWS; r++) {
+        const double waves = (double)strips_x * ((h + r - 1) / r) / resident;
+        const double eff = waves / ceil(waves) * r / (r + 2 * R);
+        if (eff > best)
+            best = eff, rows = r;
+    }
+    const long warps = (long)strips_x * ((h + rows - 1) / rows);
+    const unsigned blocks = (unsigned)((warps + PK_WARPS - 1) / PK_WARPS);
     packed_walk_kernel<T, C, R, Op><<<blocks, PK_WARPS * 32, 0, st>>>(
-        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, op);
+        in->data, out->data, w, h, in->pitch, out->pitch, b, strips_x, rows, op);
     GF_CUDA_CHECK(cudaGetLastError());
     return 0;
 }
