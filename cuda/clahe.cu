@@ -15,9 +15,14 @@
  * non-zero bin, then packs, once, each segment's four tables (the pixels
  * between four tile centres read the same four) into one 32-bit word a
  * value, and its blocks stage the words of the segments they cover in
- * shared memory: one shared load a sample. 16-bit images (65536 bins) count
- * with global atomics and read the four tables from global memory in both
- * variants, a colour channel's histograms at a time. */
+ * shared memory: one shared load a sample. On 16-bit images (65536 bins,
+ * a colour channel's histograms at a time) the `shared` variant counts a
+ * band of a tile in 16-bit counters packed two to a word of shared memory
+ * (128 KiB a block: hist16_add), where tiles hold at least 65536 pixels,
+ * and packs each segment's four tables into one 64-bit word a value, read
+ * from global memory (one 8-byte load a sample), where those words take at
+ * most QUADS16_MAX bytes; otherwise, and in the `global` variant, it counts
+ * with global atomics and reads the four tables from global memory. */
 #include <type_traits>
 
 #include "check.h"
@@ -52,6 +57,19 @@
  * gray image; a block that covers more (tiles narrower than it) reads the
  * words from global memory. */
 #define STAGE_WORDS 4096
+
+/* 16-bit tiles' histograms in shared memory: a block of CH16_THREADS, 16-bit
+ * counters two to a word; the packed 64-bit words of the 16-bit tables,
+ * where they take at most QUADS16_MAX bytes (8 x 8 tiles: 42 MiB a
+ * colour). */
+#define CH16_THREADS 1024
+#define CH16_WORDS 32768
+#define QUADS16_MAX ((size_t)256 << 20)
+
+/* Table entries a colour of a tile: 256 or 65536. */
+template <typename T> struct nbins {
+    static constexpr int value = sizeof(T) == 1 ? 256 : 65536;
+};
 
 /* ---- 1. Histograms ---- */
 
@@ -146,6 +164,39 @@ __global__ void __launch_bounds__(HS_THREADS, 4)
     }
 }
 
+/* 16 bits (the shared variant): block (tx, ty * bands + b) counts colour
+ * c's samples of band b (`rows` rows) of tile (tx, ty) of the padded image
+ * (reflect101 at the right and bottom) in 16-bit counters, two to a word of
+ * its CH16_WORDS words of dynamic shared memory (hist16_add), then adds them
+ * to the tile's counts hist[tile * 65536 + v]. The band's rows of the tile
+ * are laid end to end: a thread takes samples i, i + CH16_THREADS, ... */
+template <int C>
+__global__ void __launch_bounds__(CH16_THREADS)
+    clahe_hist16_kernel(const unsigned char *__restrict__ in, int w, int h, size_t pitch,
+                        gf_clahe_geom g, int c, int bands, int rows, unsigned *__restrict__ hist)
+{
+    extern __shared__ unsigned words[];
+    const int tx = blockIdx.x, ty = blockIdx.y / bands, band = blockIdx.y % bands;
+    const int y0 = ty * g.th + band * rows, y1 = min(y0 + rows, (ty + 1) * g.th);
+    const int x0 = tx * g.tw, dy = CH16_THREADS / g.tw, dx = CH16_THREADS % g.tw;
+    unsigned *tile = hist + ((size_t)ty * g.gw + tx) * 65536;
+
+    for (int i = threadIdx.x; i < CH16_WORDS; i += CH16_THREADS)
+        words[i] = 0;
+    __syncthreads();
+    for (int y = y0 + (int)threadIdx.x / g.tw, x = (int)threadIdx.x % g.tw; y < y1;) {
+        const int sy = y < h ? y : gf_border_index(y, h, GF_BORDER_REFLECT101);
+        const int px = x0 + x, sx = px < w ? px : gf_border_index(px, w, GF_BORDER_REFLECT101);
+        const unsigned v = __ldg((const uint16_t *)(in + (size_t)sy * pitch) + (size_t)sx * C + c);
+        hist16_add(words, CH16_WORDS, (int)v, 1u, tile, 0);
+        x += dx, y += dy;
+        if (x >= g.tw)
+            x -= g.tw, y++;
+    }
+    __syncthreads();
+    hist16_flush<CH16_THREADS>(words, CH16_WORDS, tile, 0);
+}
+
 /* ---- 2. Tables ---- */
 
 /* Bin i of count n cut to the limit, with the batch and the residual's one
@@ -229,21 +280,29 @@ __global__ void clahe_columns_kernel(int w, gf_clahe_geom g, float *__restrict__
     seg[x] = (unsigned char)gf_clahe_segment(t1, t2, g.gw);
 }
 
-/* The packed words of segment (sx, sy) and colour k (shared variant, 8
- * bits): quads[(seg * nc + k) * 256 + v], seg = sy * (W + 1) + sx, the
- * tables' values L11 | L12 << 8 | L21 << 16 | L22 << 24. Block (seg, k),
- * a thread a value. */
-__global__ void clahe_pack_kernel(const unsigned char *__restrict__ tables, gf_clahe_geom g,
-                                  int nc, unsigned *__restrict__ quads)
+/* The packed word of segment (sx, sy), colour k and value v (the shared
+ * variant): quads[(seg * nc + k) * NB + v], seg = sy * (W + 1) + sx, the
+ * tables' values L11, L12, L21, L22 in its bytes (8 bits: one 32-bit word)
+ * or its 16-bit halves (16 bits: a uint2, L11 | L12 << 16, L21 | L22 << 16).
+ * Block (seg * NB / 256 + v / 256, k), a thread a value. */
+template <typename T>
+__global__ void clahe_pack_kernel(const T *__restrict__ tables, gf_clahe_geom g, int nc,
+                                  typename std::conditional<sizeof(T) == 1, unsigned, uint2>::type
+                                      *__restrict__ quads)
 {
-    const int seg = blockIdx.x, k = blockIdx.y, v = threadIdx.x;
+    constexpr int NB = nbins<T>::value, PER = NB / 256;
+    const int seg = blockIdx.x / PER, k = blockIdx.y, v = blockIdx.x % PER * 256 + threadIdx.x;
     int t1x, t2x, t1y, t2y;
     gf_clahe_segment_tiles(seg % (g.gw + 1), g.gw, &t1x, &t2x);
     gf_clahe_segment_tiles(seg / (g.gw + 1), g.gh, &t1y, &t2y);
-    const unsigned char *t = tables + (size_t)k * g.gw * g.gh * BINS8 + v;
-#define L(ty, tx) (unsigned)t[((size_t)(ty) * g.gw + (tx)) * BINS8]
-    quads[((size_t)seg * nc + k) * BINS8 + v] =
-        L(t1y, t1x) | L(t1y, t2x) << 8 | L(t2y, t1x) << 16 | L(t2y, t2x) << 24;
+    const T *t = tables + (size_t)k * g.gw * g.gh * NB + v;
+#define L(ty, tx) (unsigned)t[((size_t)(ty) * g.gw + (tx)) * NB]
+    if (sizeof(T) == 1)
+        ((unsigned *)quads)[((size_t)seg * nc + k) * NB + v] =
+            L(t1y, t1x) | L(t1y, t2x) << 8 | L(t2y, t1x) << 16 | L(t2y, t2x) << 24;
+    else
+        ((uint2 *)quads)[((size_t)seg * nc + k) * NB + v] =
+            make_uint2(L(t1y, t1x) | L(t1y, t2x) << 16, L(t2y, t1x) | L(t2y, t2x) << 16);
 #undef L
 }
 
@@ -267,27 +326,28 @@ struct row_at {
 };
 
 /* What a block reads: tables[(k * tiles + tile) * bins + v]; the packed
- * words quads[((sy * (W + 1) + sx) * nc + k) * 256 + v]; the staged words
+ * words quads[((sy * (W + 1) + sx) * nc + k) * bins + v] (8 bits: 32-bit
+ * words; 16 bits: uint2); the staged words (8 bits)
  * staged[(((sy - sy0) * nsx + sx - sx0) * nc + k) * 256 + v]. Indices fit
  * 32 bits: 3 channels x 4096 tiles x 65536 values at most. */
 struct lookup {
     const void *tables;
-    const unsigned *quads;
+    const void *quads;
     const unsigned *staged;
     int sx0, sy0, nsx;
 };
 
-/* Row y's part for a read FROM. */
-template <int C, int FROM>
+/* Row y's part for a read FROM, of tables of T. */
+template <typename T, int C, int FROM>
 __device__ __forceinline__ row_at row_of(const gf_clahe_geom &g, const lookup &lk, int y)
 {
-    constexpr int nc = colours<C>::value;
+    constexpr int nc = colours<C>::value, NB = nbins<T>::value;
     row_at r;
     gf_clahe_axis(y, g.inv_th, g.gh, &r.t1y, &r.t2y, &r.ya);
     r.ya1 = __fsub_rn(1.0f, r.ya);
     const int sy = gf_clahe_segment(r.t1y, r.t2y, g.gh);
-    r.base = FROM == FROM_STAGED ? ((sy - lk.sy0) * lk.nsx - lk.sx0) * nc * BINS8
-                                 : sy * (g.gw + 1) * nc * BINS8;
+    r.base = FROM == FROM_STAGED ? ((sy - lk.sy0) * lk.nsx - lk.sx0) * nc * NB
+                                 : sy * (g.gw + 1) * nc * NB;
     return r;
 }
 
@@ -301,9 +361,15 @@ __device__ __forceinline__ unsigned interp_sample(const gf_clahe_geom &g, const 
     float l11, l12, l21, l22;
     if (k >= nc)
         return v; /* alpha */
-    if (FROM != FROM_TABLES) {
+    if (FROM != FROM_TABLES && sizeof(T) == 2) {
+        const int i = r.base + (sx * nc + k) * nbins<T>::value + (int)v;
+        const uint2 q = __ldg((const uint2 *)lk.quads + i);
+        l11 = small_float(q.x & 0xffffu), l12 = small_float(q.x >> 16);
+        l21 = small_float(q.y & 0xffffu), l22 = small_float(q.y >> 16);
+    } else if (FROM != FROM_TABLES) {
         const int i = r.base + (sx * nc + k) * BINS8 + (int)v;
-        const unsigned q = FROM == FROM_STAGED ? lk.staged[i] : __ldg(&lk.quads[i]);
+        const unsigned q =
+            FROM == FROM_STAGED ? lk.staged[i] : __ldg((const unsigned *)lk.quads + i);
         l11 = byte_float(q, 0), l12 = byte_float(q, 1);
         l21 = byte_float(q, 2), l22 = byte_float(q, 3);
     } else {
@@ -344,7 +410,7 @@ __device__ __forceinline__ void interp_rows(const unsigned char *__restrict__ in
     typedef typename std::conditional<VB == 16, uint4, uint2>::type vec_t;
 
     for (int y = ybase + threadIdx.y; y < yend; y += INTERP_BY) {
-        const row_at r = row_of<C, FROM>(g, lk, y);
+        const row_at r = row_of<T, C, FROM>(g, lk, y);
         const T *src = (const T *)(in + (size_t)y * ipitch) + s0;
         T *dst = (T *)(out + (size_t)y * opitch) + s0;
         if (s0 + N <= n) {
@@ -393,16 +459,17 @@ __device__ __forceinline__ void interp_rows(const unsigned char *__restrict__ in
 
 /* in -> out, both w x h of C channels of T: a thread takes interp_bytes<T,
  * C> bytes of a row on each of INTERP_ROWS / INTERP_BY rows (interp_rows),
- * with the columns' weights and segments from xa and seg. PACKED (8-bit):
+ * with the columns' weights and segments from xa and seg. PACKED, 8 bits:
  * the block first stages the packed words of the segments it covers in
  * shared memory where they fit STAGE_WORDS, else reads them from global
- * memory; otherwise the four tables from global memory. */
+ * memory; PACKED, 16 bits: the packed words from global memory; otherwise
+ * the four tables from global memory. */
 template <typename T, int C, bool PACKED>
 __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, PACKED ? 3 : 2)
     clahe_interp_kernel(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
                         int w, int h, size_t ipitch, size_t opitch, gf_clahe_geom g,
                         const float *__restrict__ xa, const unsigned char *__restrict__ seg,
-                        const void *__restrict__ tables, const unsigned *__restrict__ quads)
+                        const void *__restrict__ tables, const void *__restrict__ quads)
 {
     constexpr int N = interp_bytes<T, C>::value / (int)sizeof(T), nc = colours<C>::value;
     __shared__ __align__(16) unsigned sh[PACKED ? STAGE_WORDS : 4];
@@ -411,10 +478,10 @@ __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, PACKED ? 3 : 2)
     const int ybase = blockIdx.y * INTERP_ROWS, yend = min(ybase + INTERP_ROWS, h);
     lookup lk = {tables, quads, NULL, 0, 0, 0};
 
-    if (!PACKED) {
+    if (!PACKED || sizeof(T) == 2) {
         if (s0 < n)
-            interp_rows<T, C, FROM_TABLES>(in, out, n, s0, ybase, yend, ipitch, opitch, g, lk, xa,
-                                           seg);
+            interp_rows<T, C, PACKED ? FROM_WORDS : FROM_TABLES>(in, out, n, s0, ybase, yend,
+                                                                 ipitch, opitch, g, lk, xa, seg);
         return;
     }
     /* the block's segments: those of its first and last pixel and row */
@@ -438,7 +505,7 @@ __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, PACKED ? 3 : 2)
          i += INTERP_BX * INTERP_BY) {
         const int e = 4 * i, v = e % BINS8, kk = e / BINS8 % nc, sg = e / BINS8 / nc;
         const int gs = (lk.sy0 + sg / lk.nsx) * (g.gw + 1) + lk.sx0 + sg % lk.nsx;
-        *(uint4 *)&sh[e] = __ldg((const uint4 *)&quads[(gs * nc + kk) * BINS8 + v]);
+        *(uint4 *)&sh[e] = __ldg((const uint4 *)quads + ((gs * nc + kk) * BINS8 + v) / 4);
     }
     lk.staged = sh;
     __syncthreads();
@@ -476,12 +543,26 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
                cudaStream_t st)
 {
     const int nc = gf_lut_colours(C), tiles = g.gw * g.gh, segs = (g.gw + 1) * (g.gh + 1);
-    const bool eight = sizeof(T) == 1, packed = eight && variant == CLAHE_SHARED;
+    typedef typename std::conditional<sizeof(T) == 1, unsigned, uint2>::type quad_t;
+    const bool eight = sizeof(T) == 1, shared = variant == CLAHE_SHARED;
+    /* 16 bits: the tiles' histograms in shared memory where they hold at
+     * least as many pixels as bins and the device lends a block 128 KiB;
+     * the packed words where they take at most QUADS16_MAX bytes */
+    const size_t all_quads = (size_t)segs * nc * g.bins * sizeof(quad_t);
+    const bool packed = shared && (eight || all_quads <= QUADS16_MAX);
+    int optin = 0, dev;
+    if (!eight && shared && g.area >= 65536) {
+        GF_CUDA_CHECK(cudaGetDevice(&dev));
+        GF_CUDA_CHECK(
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    }
+    const size_t smem16 = CH16_WORDS * sizeof(unsigned);
+    const bool hist16 = (size_t)optin >= smem16;
     /* scratch: the histograms (8-bit: every colour; 16-bit: one at a
      * time), the tables, the packed words */
     const size_t hist_bytes = (size_t)(eight ? nc : 1) * tiles * g.bins * sizeof(unsigned);
     const size_t table_bytes = ((size_t)nc * tiles * g.bins * sizeof(T) + 15) / 16 * 16;
-    const size_t quad_bytes = packed ? (size_t)segs * nc * BINS8 * sizeof(unsigned) : 0;
+    const size_t quad_bytes = packed ? all_quads : 0;
     /* the columns' weights and segments, padded for the last vector loads */
     const size_t w16 = ((size_t)in->width + 15) / 16 * 16;
     unsigned char *scratch = NULL;
@@ -491,7 +572,7 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
                                   hist_bytes + table_bytes + quad_bytes + w16 * 5, st));
     unsigned *hist = (unsigned *)(void *)scratch;
     T *tables = (T *)(void *)(scratch + hist_bytes);
-    unsigned *quads = packed ? (unsigned *)(void *)(scratch + hist_bytes + table_bytes) : NULL;
+    quad_t *quads = packed ? (quad_t *)(void *)(scratch + hist_bytes + table_bytes) : NULL;
     float *xa = (float *)(void *)(scratch + hist_bytes + table_bytes + quad_bytes);
     unsigned char *seg = (unsigned char *)(xa + w16);
     cudaError_t e = cudaSuccess;
@@ -499,12 +580,24 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
         const int k0 = eight ? 0 : c, kn = eight ? nc : 1;
         if ((e = cudaMemsetAsync(hist, 0, hist_bytes, st)) != cudaSuccess)
             break;
-        if (packed) {
+        if (eight && shared) {
             if ((rc = gf_cuda_sms(&sms)))
                 break;
             const int rows = band_rows(g, sms), bands = (g.th + rows - 1) / rows;
             clahe_hist_shared_kernel<C><<<dim3(g.gw, g.gh * bands), HS_THREADS, 0, st>>>(
                 in->data, in->width, in->height, in->pitch, g, nc, bands, rows, hist);
+        } else if (hist16) {
+            /* a block an SM: the tiles' bands in one wave */
+            if ((rc = gf_cuda_sms(&sms)))
+                break;
+            const int want = sms > tiles ? sms / tiles : 1;
+            const int rows = (g.th + want - 1) / want, bands = (g.th + rows - 1) / rows;
+            if ((e = cudaFuncSetAttribute(clahe_hist16_kernel<C>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)smem16)) != cudaSuccess)
+                break;
+            clahe_hist16_kernel<C><<<dim3(g.gw, g.gh * bands), CH16_THREADS, smem16, st>>>(
+                in->data, in->width, in->height, in->pitch, g, c, bands, rows, hist);
         } else {
             launch_hist_global<T, C>(in, g, k0, kn, hist, st);
         }
@@ -519,8 +612,8 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
                         (in->height + INTERP_ROWS - 1) / INTERP_ROWS);
         clahe_columns_kernel<<<(in->width + 255) / 256, 256, 0, st>>>(in->width, g, xa, seg);
         if (packed) {
-            clahe_pack_kernel<<<dim3(segs, nc), BINS8, 0, st>>>((const unsigned char *)tables, g,
-                                                                 nc, quads);
+            clahe_pack_kernel<T><<<dim3(segs * (g.bins / 256), nc), 256, 0, st>>>(tables, g, nc,
+                                                                                  quads);
             clahe_interp_kernel<T, C, true><<<grid, dim3(INTERP_BX, INTERP_BY), 0, st>>>(
                 in->data, out->data, in->width, in->height, in->pitch, out->pitch, g, xa, seg,
                 tables, quads);

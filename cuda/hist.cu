@@ -182,37 +182,15 @@ __global__ void __launch_bounds__(WARP_THREADS)
 
 /* 16-bit histograms: a channel's 65536 bins (or a range of them, where a
  * block's shared memory holds fewer) per block, as 16-bit counters packed
- * two to a 32-bit word of shared memory: bin b of the range in the low half
- * of word b % NW, bin b + NW in the high half (NW = half the range), so
- * that neighbouring values, common in photos, fall in different words. An
- * atomicAdd's old value says when it carried: a low counter that wraps past
- * 65535 has carried 1 into the high one, which is then also corrected, and a
- * high counter that wraps has lost 65536; the thread whose add wrapped puts
- * those 65536s (and the -1) into the global counts at once, so no count is
- * ever lost, whatever the order of the adds (mod 2^32 sums, and the true
- * counts fit in 32 bits). At the end the counters are added to the global
- * counts. One block of HIST16_THREADS per SM, the rows shared out by a grid
- * stride. `shared` takes a sample at a time; `warp` 16 bytes a lane, a
- * vector of 8 equal gray samples one add of 8. */
+ * two to a 32-bit word of shared memory (hist16_add: bin b of the range in
+ * the low half of word b % NW, bin b + NW in the high half, NW = half the
+ * range, so that neighbouring values, common in photos, fall in different
+ * words; a counter that wraps puts its 65536 into the global counts at
+ * once). At the end the counters are added to the global counts. One block
+ * of HIST16_THREADS per SM, the rows shared out by a grid stride. `shared`
+ * takes a sample at a time; `warp` 16 bytes a lane, a vector of 8 equal
+ * gray samples one add of 8. */
 #define HIST16_THREADS 1024
-
-/* Adds k to bin b (0 .. 2 NW - 1) of the range starting at global bin g0. */
-__device__ __forceinline__ void add16(unsigned *words, int nw, int b, unsigned k,
-                                      unsigned *__restrict__ global, int g0)
-{
-    const int hi = b >= nw, i = hi ? b - nw : b;
-    const unsigned old = atomicAdd(&words[i], hi ? k << 16 : k);
-    if (!hi) {
-        if ((old & 0xffffu) + k > 0xffffu) { /* the low counter wrapped: carried into high */
-            atomicAdd(&global[g0 + i], 65536u);
-            atomicAdd(&global[g0 + nw + i], 0xffffffffu); /* the carry is not a count */
-            if ((old >> 16) == 0xffffu) /* and the carry wrapped the high counter */
-                atomicAdd(&global[g0 + nw + i], 65536u);
-        }
-    } else if ((old >> 16) + k > 0xffffu) {
-        atomicAdd(&global[g0 + nw + i], 65536u);
-    }
-}
 
 /* Channel c's samples in [lo, lo + 2 nw) of a w x h image of C channels
  * (n = w C samples a row). VEC: 16-byte loads. */
@@ -235,7 +213,7 @@ __global__ void __launch_bounds__(HIST16_THREADS)
             for (int k = threadIdx.x; k < per_row; k += HIST16_THREADS) {
                 const unsigned b = (unsigned)row[k * C + c] - (unsigned)lo;
                 if (b < span)
-                    add16(words, nw, (int)b, 1u, global, lo);
+                    hist16_add(words, nw, (int)b, 1u, global, lo);
             }
         }
     } else {
@@ -249,7 +227,7 @@ __global__ void __launch_bounds__(HIST16_THREADS)
                     (v.x >> 16) == (v.x & 0xffffu)) { /* 8 equal samples */
                     const unsigned b = (v.x & 0xffffu) - (unsigned)lo;
                     if (b < span)
-                        add16(words, nw, (int)b, 8u, global, lo);
+                        hist16_add(words, nw, (int)b, 8u, global, lo);
                     continue;
                 }
                 const int c0 = (8 * k) % C;
@@ -257,25 +235,19 @@ __global__ void __launch_bounds__(HIST16_THREADS)
                 for (int j = 0; j < 8; j++) {
                     const unsigned b = sample_of<uint16_t>(wd, j) - (unsigned)lo;
                     if ((c0 + j) % C == c && b < span)
-                        add16(words, nw, (int)b, 1u, global, lo);
+                        hist16_add(words, nw, (int)b, 1u, global, lo);
                 }
             }
             const uint16_t *row16 = (const uint16_t *)row;
             for (int x = 8 * vecs + (int)threadIdx.x; x < n; x += HIST16_THREADS) {
                 const unsigned b = (unsigned)row16[x] - (unsigned)lo;
                 if (x % C == c && b < span)
-                    add16(words, nw, (int)b, 1u, global, lo);
+                    hist16_add(words, nw, (int)b, 1u, global, lo);
             }
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < nw; i += HIST16_THREADS) {
-        const unsigned v = words[i];
-        if (v & 0xffffu)
-            atomicAdd(&global[lo + i], v & 0xffffu);
-        if (v >> 16)
-            atomicAdd(&global[lo + nw + i], v >> 16);
-    }
+    hist16_flush<HIST16_THREADS>(words, nw, global, lo);
 }
 
 enum { HIST_GLOBAL, HIST_SHARED, HIST_WARP };

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
                                   {1000, 999}, {4099, 3}, {3, 4099}, {1920, 1080}, {8000, 8000}};
     static const int small[][2] = {{1, 1},   {1, 7},   {7, 1},     {2, 2},   {5, 5},
                                    {31, 33}, {65, 63}, {127, 129}, {300, 67}, {16, 17},
-                                   {481, 35}, {497, 9}, {129, 130}};
+                                   {481, 35}, {497, 9}, {129, 130}, {300, 260}};
     const int is_small = argc > 1 && !strcmp(argv[1], "--small");
     const int(*sizes)[2] = is_small ? small : full;
     const int nsizes = is_small ? (int)(sizeof small / sizeof small[0])
