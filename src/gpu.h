@@ -160,7 +160,7 @@ typedef int (*gf_timed_fn)(void *ctx, void *stream);
  * warm-up's ms) times, at least once; gf_gpu_time_runs(g) then says how
  * many. Errors: as fn's, or GF_EINTERNAL. */
 #define GF_TIME_ONCE_MS 1000.0
-#define GF_TIME_BUDGET_MS 1000.0
+#define GF_TIME_BUDGET_MS 250.0
 int gf_gpu_time(gf_gpu *g, int reps, gf_timed_fn fn, void *ctx, double *median_ms);
 
 /* The runs whose median g's last gf_gpu_time gave (0 before any). */
