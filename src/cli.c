@@ -403,11 +403,11 @@ static int parse_devices(gf_plan *p, const char *arg)
         num[n] = 0;
         if (gf_parse_int("--device", num, 0, 1023, &d))
             return GF_EUSAGE;
-        for (int i = 0; i < p->ndevices; i++)
-            if (p->devices[i] == d)
-                return gf_err(GF_EUSAGE, NULL, "--device: GPU %d is listed twice", d);
+        /* a GPU listed again is another entry: its own workers, streams
+         * and decoder state on the same GPU (the several-GPU scheduler on
+         * one) */
         if (p->ndevices == GF_MAX_DEVICES)
-            return gf_err(GF_EUSAGE, NULL, "--device: at most %d GPUs", GF_MAX_DEVICES);
+            return gf_err(GF_EUSAGE, NULL, "--device: at most %d entries", GF_MAX_DEVICES);
         p->devices[p->ndevices++] = d;
         if (!s[n])
             return 0;

@@ -1221,7 +1221,13 @@ static void time_account(const pool *P, json_t *sum)
                           gf_json_real(s->queued_ms / s->hw_files, 3),
                           "decoded_wait_ms_per_file", gf_json_real(s->decoded_ms / s->hw_files, 3),
                           "feeders_wait_ms", gf_json_real(s->feed_wait_ms, 1)));
-            snprintf(name, sizeof name, "gpu %d decoder", s->device);
+            int again = 0; /* entries of the same GPU before this one */
+            for (int j = 0; j < k; j++)
+                again += P->slots[j].device == s->device;
+            if (again)
+                snprintf(name, sizeof name, "gpu %d decoder %d", s->device, again + 1);
+            else
+                snprintf(name, sizeof name, "gpu %d decoder", s->device);
             json_object_set_new(busy, name, gf_json_real(on, 3));
             if (on > best) {
                 best = on;

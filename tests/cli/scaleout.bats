@@ -75,11 +75,20 @@ same_as_one_process() {
 	[[ "$output" == *"task 9 is not in an array from 1 by 1 of 4 tasks"* ]]
 }
 
-@test "--device takes N[,M...] or all, and refuses repeats and junk" {
+@test "--device takes N[,M...] (a GPU listed again too) or all, and refuses junk" {
 	"$GPUFILT" "$SAMPLES/coins.png" -o a.png --device all --backend cpu -q
 	"$GPUFILT" "$SAMPLES/coins.png" -o b.png --device 0,1 --backend cpu -q
+	"$GPUFILT" "$SAMPLES/coins.png" -o d.png --device 1,1,0,0 --backend cpu -q
 	cmp a.png b.png
-	for bad in "1,1" "x" "0," ",1" "1024" "-1"; do
+	cmp a.png d.png
+	# a batch over a GPU listed twice: on the GPU where there is one, else
+	# on the CPU (--backend auto), the same bytes as one process on the CPU
+	mkdir -p one two
+	"$GPUFILT" "$SAMPLES/coins.png" "$SAMPLES/moon.png" -o 'one/{stem}.png' --mean 3 --backend cpu -q
+	"$GPUFILT" "$SAMPLES/coins.png" "$SAMPLES/moon.png" -o 'two/{stem}.png' --mean 3 --device 0,0 -q
+	cmp one/coins.png two/coins.png
+	cmp one/moon.png two/moon.png
+	for bad in "x" "0," ",1" "1,,1" "1024" "-1" "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"; do
 		run "$GPUFILT" "$SAMPLES/coins.png" -o c.png --device "$bad" --backend cpu
 		[ "$status" -eq 64 ] || { echo "--device $bad: $status"; false; }
 		[[ "$output" == *"--device"* ]]
