@@ -41,7 +41,8 @@ int gf_cuda_sms(int *sms);
 
 /* Into *blocks, the blocks of `threads` threads and `smem` bytes of dynamic
  * shared memory that `kernel` keeps resident on the whole current device at
- * once (at least 1); asked of CUDA once per kernel and shape. Returns 0 or
+ * once (at least 1); asked of CUDA once per kernel and shape (for the first
+ * 128 of them; later ones each call). Returns 0 or
  * GF_EINTERNAL. */
 int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks);
 

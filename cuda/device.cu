@@ -426,7 +426,7 @@ int gf_cuda_sms(int *sms)
 
 int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks)
 {
-    enum { N = 16 };
+    enum { N = 128 }; /* every kernel a run launches: the walker alone has dozens */
     static struct {
         const void *kernel;
         int threads, dev, per_sm;
