@@ -39,6 +39,11 @@
  * or GF_EINTERNAL. */
 int gf_cuda_sms(int *sms);
 
+/* Into *bytes, the most shared memory a block of the current device may ask
+ * for (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on an H100, 64 KiB
+ * on sm_75), asked of CUDA once per device. Returns 0 or GF_EINTERNAL. */
+int gf_cuda_smem_optin(int *bytes);
+
 /* Into *blocks, the blocks of `threads` threads and `smem` bytes of dynamic
  * shared memory that `kernel` keeps resident on the whole current device at
  * once (at least 1); asked of CUDA once per kernel and shape (for the first

@@ -66,10 +66,9 @@
 #define CH16_WORDS 32768
 #define QUADS16_MAX ((size_t)256 << 20)
 
-/* Table entries a colour of a tile: 256 or 65536. */
-template <typename T> struct nbins {
-    static constexpr int value = sizeof(T) == 1 ? 256 : 65536;
-};
+/* The packed word of a value's four tables (clahe_pack_kernel). */
+template <typename T>
+using quad_of = typename std::conditional<sizeof(T) == 1, unsigned, uint2>::type;
 
 /* ---- 1. Histograms ---- */
 
@@ -287,22 +286,20 @@ __global__ void clahe_columns_kernel(int w, gf_clahe_geom g, float *__restrict__
  * Block (seg * NB / 256 + v / 256, k), a thread a value. */
 template <typename T>
 __global__ void clahe_pack_kernel(const T *__restrict__ tables, gf_clahe_geom g, int nc,
-                                  typename std::conditional<sizeof(T) == 1, unsigned, uint2>::type
-                                      *__restrict__ quads)
+                                  quad_of<T> *__restrict__ quads)
 {
-    constexpr int NB = nbins<T>::value, PER = NB / 256;
+    constexpr int NB = lut_shape<T>::NB, PER = NB / 256;
     const int seg = blockIdx.x / PER, k = blockIdx.y, v = blockIdx.x % PER * 256 + threadIdx.x;
     int t1x, t2x, t1y, t2y;
     gf_clahe_segment_tiles(seg % (g.gw + 1), g.gw, &t1x, &t2x);
     gf_clahe_segment_tiles(seg / (g.gw + 1), g.gh, &t1y, &t2y);
     const T *t = tables + (size_t)k * g.gw * g.gh * NB + v;
 #define L(ty, tx) (unsigned)t[((size_t)(ty) * g.gw + (tx)) * NB]
-    if (sizeof(T) == 1)
-        ((unsigned *)quads)[((size_t)seg * nc + k) * NB + v] =
-            L(t1y, t1x) | L(t1y, t2x) << 8 | L(t2y, t1x) << 16 | L(t2y, t2x) << 24;
+    quad_of<T> &q = quads[((size_t)seg * nc + k) * NB + v];
+    if constexpr (sizeof(T) == 1)
+        q = L(t1y, t1x) | L(t1y, t2x) << 8 | L(t2y, t1x) << 16 | L(t2y, t2x) << 24;
     else
-        ((uint2 *)quads)[((size_t)seg * nc + k) * NB + v] =
-            make_uint2(L(t1y, t1x) | L(t1y, t2x) << 16, L(t2y, t1x) | L(t2y, t2x) << 16);
+        q = make_uint2(L(t1y, t1x) | L(t1y, t2x) << 16, L(t2y, t1x) | L(t2y, t2x) << 16);
 #undef L
 }
 
@@ -341,7 +338,7 @@ struct lookup {
 template <typename T, int C, int FROM>
 __device__ __forceinline__ row_at row_of(const gf_clahe_geom &g, const lookup &lk, int y)
 {
-    constexpr int nc = colours<C>::value, NB = nbins<T>::value;
+    constexpr int nc = colours<C>::value, NB = lut_shape<T>::NB;
     row_at r;
     gf_clahe_axis(y, g.inv_th, g.gh, &r.t1y, &r.t2y, &r.ya);
     r.ya1 = __fsub_rn(1.0f, r.ya);
@@ -362,7 +359,7 @@ __device__ __forceinline__ unsigned interp_sample(const gf_clahe_geom &g, const 
     if (k >= nc)
         return v; /* alpha */
     if (FROM != FROM_TABLES && sizeof(T) == 2) {
-        const int i = r.base + (sx * nc + k) * nbins<T>::value + (int)v;
+        const int i = r.base + (sx * nc + k) * lut_shape<T>::NB + (int)v;
         const uint2 q = __ldg((const uint2 *)lk.quads + i);
         l11 = small_float(q.x & 0xffffu), l12 = small_float(q.x >> 16);
         l21 = small_float(q.y & 0xffffu), l22 = small_float(q.y >> 16);
@@ -518,15 +515,13 @@ __global__ void __launch_bounds__(INTERP_BX *INTERP_BY, PACKED ? 3 : 2)
 
 enum { CLAHE_GLOBAL, CLAHE_SHARED };
 
-/* Rows a band of the shared histogram kernel: bands enough for about
- * HS_BLOCKS_PER_SM blocks a multiprocessor, at least a warp's row each. */
-static int band_rows(const gf_clahe_geom &g, int sms)
+/* The shared histogram kernels' bands: about `bands` a tile (at least 1),
+ * into *rows (rows a band) and *n (bands a tile, the last one shorter). */
+static void tile_bands(const gf_clahe_geom &g, long bands, int *rows, int *n)
 {
-    const long want = (long)sms * HS_BLOCKS_PER_SM;
-    const long tiles = (long)g.gw * g.gh;
-    const long bands = (want + tiles - 1) / tiles;
-    const long rows = ((long)g.th + bands - 1) / bands;
-    return (int)(rows < 1 ? 1 : rows);
+    const long r = ((long)g.th + (bands < 1 ? 1 : bands) - 1) / (bands < 1 ? 1 : bands);
+    *rows = (int)r;
+    *n = (int)(((long)g.th + r - 1) / r);
 }
 
 template <typename T, int C>
@@ -543,19 +538,16 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
                cudaStream_t st)
 {
     const int nc = gf_lut_colours(C), tiles = g.gw * g.gh, segs = (g.gw + 1) * (g.gh + 1);
-    typedef typename std::conditional<sizeof(T) == 1, unsigned, uint2>::type quad_t;
+    typedef quad_of<T> quad_t;
     const bool eight = sizeof(T) == 1, shared = variant == CLAHE_SHARED;
     /* 16 bits: the tiles' histograms in shared memory where they hold at
      * least as many pixels as bins and the device lends a block 128 KiB;
      * the packed words where they take at most QUADS16_MAX bytes */
     const size_t all_quads = (size_t)segs * nc * g.bins * sizeof(quad_t);
     const bool packed = shared && (eight || all_quads <= QUADS16_MAX);
-    int optin = 0, dev;
-    if (!eight && shared && g.area >= 65536) {
-        GF_CUDA_CHECK(cudaGetDevice(&dev));
-        GF_CUDA_CHECK(
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    }
+    int optin = 0, sms, rows, bands, rc = 0;
+    if (!eight && shared && g.area >= 65536 && (rc = gf_cuda_smem_optin(&optin)))
+        return rc;
     const size_t smem16 = CH16_WORDS * sizeof(unsigned);
     const bool hist16 = (size_t)optin >= smem16;
     /* scratch: the histograms (8-bit: every colour; 16-bit: one at a
@@ -566,7 +558,6 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
     /* the columns' weights and segments, padded for the last vector loads */
     const size_t w16 = ((size_t)in->width + 15) / 16 * 16;
     unsigned char *scratch = NULL;
-    int sms, rc = 0;
 
     GF_CUDA_CHECK(cudaMallocAsync((void **)&scratch,
                                   hist_bytes + table_bytes + quad_bytes + w16 * 5, st));
@@ -581,17 +572,17 @@ static int run(const gf_dimage *in, gf_dimage *out, const gf_clahe_geom &g, int 
         if ((e = cudaMemsetAsync(hist, 0, hist_bytes, st)) != cudaSuccess)
             break;
         if (eight && shared) {
+            /* about HS_BLOCKS_PER_SM blocks a multiprocessor */
             if ((rc = gf_cuda_sms(&sms)))
                 break;
-            const int rows = band_rows(g, sms), bands = (g.th + rows - 1) / rows;
+            tile_bands(g, ((long)sms * HS_BLOCKS_PER_SM + tiles - 1) / tiles, &rows, &bands);
             clahe_hist_shared_kernel<C><<<dim3(g.gw, g.gh * bands), HS_THREADS, 0, st>>>(
                 in->data, in->width, in->height, in->pitch, g, nc, bands, rows, hist);
         } else if (hist16) {
             /* a block an SM: the tiles' bands in one wave */
             if ((rc = gf_cuda_sms(&sms)))
                 break;
-            const int want = sms > tiles ? sms / tiles : 1;
-            const int rows = (g.th + want - 1) / want, bands = (g.th + rows - 1) / rows;
+            tile_bands(g, sms / tiles, &rows, &bands);
             if ((e = cudaFuncSetAttribute(clahe_hist16_kernel<C>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)smem16)) != cudaSuccess)

@@ -424,6 +424,26 @@ int gf_cuda_sms(int *sms)
     return rc;
 }
 
+int gf_cuda_smem_optin(int *bytes)
+{
+    static int cached_dev = -1, cached_bytes;
+    int dev, rc = 0;
+
+    GF_CUDA_CHECK(cudaGetDevice(&dev));
+    pthread_mutex_lock(&query_lock);
+    if (cached_dev != dev) {
+        cudaError_t e = cudaDeviceGetAttribute(&cached_bytes,
+                                               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e == cudaSuccess)
+            cached_dev = dev;
+        else
+            rc = gf_err(GF_EINTERNAL, NULL, "CUDA error: %s", cudaGetErrorString(e));
+    }
+    *bytes = cached_bytes;
+    pthread_mutex_unlock(&query_lock);
+    return rc;
+}
+
 int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks)
 {
     enum { N = 128 }; /* every kernel a run launches: the walker alone has dozens */

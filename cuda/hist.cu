@@ -271,10 +271,10 @@ template <int C>
 static int hist16_cuda(const gf_dimage *in, unsigned *hist, bool vec, cudaStream_t st)
 {
     const void *kernel = vec ? (const void *)hist16_kernel<C, true> : (const void *)hist16_kernel<C, false>;
-    int dev, optin = 0, sms, rc;
+    int optin = 0, sms, rc;
 
-    GF_CUDA_CHECK(cudaGetDevice(&dev));
-    GF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if ((rc = gf_cuda_smem_optin(&optin)))
+        return rc;
     int range = 65536;
     while ((size_t)range * 2 > (size_t)optin - 1024 && range > 4096) /* 2 bytes a bin */
         range /= 2;

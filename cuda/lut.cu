@@ -259,8 +259,9 @@ static int gpu_init(lut_gpu *g, int dev)
 {
     if (g->ready)
         return 0;
-    GF_CUDA_CHECK(cudaDeviceGetAttribute(&g->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                         dev));
+    int rc = gf_cuda_smem_optin(&g->smem_optin);
+    if (rc)
+        return rc;
     GF_CUDA_CHECK(cudaMalloc((void **)&g->slots, LUT_SLOTS * LUT_SLOT_BYTES));
     for (int i = 0; i < LUT_SLOTS; i++) {
         unsigned char *p = g->slots + i * LUT_SLOT_BYTES;
