@@ -142,7 +142,8 @@ $(B)/test_gpu: tests/gpu/test_gpu.c $(B)/libgf.a | deps
 
 # Every variant against the gold reference, then again under
 # compute-sanitizer; skips with a message where no GPU is usable.
-# GPU_STEPS, GPU_STAGES and GPU_TOOLS run a piece of it (tests/gpu/run.sh).
+# GPU_STEPS, GPU_STAGES and GPU_TOOLS run a piece of it, GPU_PARALLEL=1 the
+# sanitizer tools at the same time (tests/gpu/run.sh).
 test-gpu: $(B)/test_gpu gpufilt
 	sh tests/gpu/run.sh $(B)/test_gpu
 

@@ -20,7 +20,8 @@
 #             that step of make test-gpu alone (tests/gpu/run.sh: GPU_STAGES,
 #             a regular expression of stage names, keeps variants, sanitize,
 #             oracle, compare and bytes to those stages; GPU_TOOLS picks
-#             sanitize's tools; GPU_MAX_PIXELS leaves out variants' larger
+#             sanitize's tools, GPU_PARALLEL=1 runs them at the same time;
+#             GPU_MAX_PIXELS leaves out variants' larger
 #             random sizes; TEST_ARGS adds test_gpu's arguments, --small)
 #   memcheck, racecheck, initcheck, synccheck
 #             sanitize with that compute-sanitizer tool alone

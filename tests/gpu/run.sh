@@ -29,6 +29,10 @@
 #               nvJPEG path when GPU_TOOLS names it
 #   GPU_TEST_ARGS  test_gpu's arguments before the samples in variants
 #               (--small)
+#   GPU_PARALLEL  1: sanitize runs its tools at the same time (each on a
+#               core of its own, the GPU shared), printing each tool's log
+#               whole when all are done; the tools take minutes each, so a
+#               GPU machine's call fits them all
 # e.g. GPU_STEPS=sanitize GPU_TOOLS=racecheck GPU_STAGES='gaussian|unsharp'.
 set -u
 steps=${GPU_STEPS:-variants sanitize oracle compare bytes jpeg encode same}
@@ -82,11 +86,26 @@ fi
 if ! want sanitize; then
 	:
 elif [ -x "$cs" ]; then
-	for tool in $tools; do
-		echo "== compute-sanitizer --tool $tool${stages_re:+ (stages: $stages_re)}"
-		GPUFILT_TEST_STAGES=$stages_re "$cs" --tool "$tool" --error-exitcode 99 --print-limit 10 \
-			"$bin" --small samples/coins.png || { echo "test-gpu: $tool found errors"; status=1; }
-	done
+	# san TOOL: test_gpu --small under compute-sanitizer's TOOL; 1 on errors
+	san() {
+		echo "== compute-sanitizer --tool $1${stages_re:+ (stages: $stages_re)}"
+		GPUFILT_TEST_STAGES=$stages_re "$cs" --tool "$1" --error-exitcode 99 --print-limit 10 \
+			"$bin" --small samples/coins.png || { echo "test-gpu: $1 found errors"; return 1; }
+	}
+	if [ "${GPU_PARALLEL:-0}" = 1 ]; then # every tool at once, each log whole in turn
+		for tool in $tools; do
+			(san "$tool" >"$t/san_$tool.log" 2>&1; echo $? >"$t/san_$tool.rc") &
+		done
+		wait
+		for tool in $tools; do
+			cat "$t/san_$tool.log"
+			[ "$(cat "$t/san_$tool.rc")" = 0 ] || status=1
+		done
+	else
+		for tool in $tools; do
+			san "$tool" || status=1
+		done
+	fi
 else
 	echo "test-gpu: compute-sanitizer not found"; status=1
 fi
