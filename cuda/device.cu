@@ -405,43 +405,38 @@ extern "C" void gf_gpu_versions(char *driver, size_t dn, char *runtime, size_t r
 /* Cached device queries (check.h): a few entries, filled under a lock. */
 static pthread_mutex_t query_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int gf_cuda_sms(int *sms)
+/* Attribute attr of the current device into *out (0 on an error), asked
+ * of CUDA when the device differs from the one cached in *cached_dev /
+ * *cached. */
+static int cached_attr(cudaDeviceAttr attr, int *cached_dev, int *cached, int *out)
 {
-    static int cached_dev = -1, cached_sms;
     int dev, rc = 0;
 
+    *out = 0;
     GF_CUDA_CHECK(cudaGetDevice(&dev));
     pthread_mutex_lock(&query_lock);
-    if (cached_dev != dev) {
-        cudaError_t e = cudaDeviceGetAttribute(&cached_sms, cudaDevAttrMultiProcessorCount, dev);
+    if (*cached_dev != dev) {
+        cudaError_t e = cudaDeviceGetAttribute(cached, attr, dev);
         if (e == cudaSuccess)
-            cached_dev = dev;
+            *cached_dev = dev;
         else
             rc = gf_err(GF_EINTERNAL, NULL, "CUDA error: %s", cudaGetErrorString(e));
     }
-    *sms = cached_sms;
+    *out = *cached;
     pthread_mutex_unlock(&query_lock);
     return rc;
 }
 
+int gf_cuda_sms(int *sms)
+{
+    static int dev = -1, value;
+    return cached_attr(cudaDevAttrMultiProcessorCount, &dev, &value, sms);
+}
+
 int gf_cuda_smem_optin(int *bytes)
 {
-    static int cached_dev = -1, cached_bytes;
-    int dev, rc = 0;
-
-    GF_CUDA_CHECK(cudaGetDevice(&dev));
-    pthread_mutex_lock(&query_lock);
-    if (cached_dev != dev) {
-        cudaError_t e = cudaDeviceGetAttribute(&cached_bytes,
-                                               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        if (e == cudaSuccess)
-            cached_dev = dev;
-        else
-            rc = gf_err(GF_EINTERNAL, NULL, "CUDA error: %s", cudaGetErrorString(e));
-    }
-    *bytes = cached_bytes;
-    pthread_mutex_unlock(&query_lock);
-    return rc;
+    static int dev = -1, value;
+    return cached_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, &dev, &value, bytes);
 }
 
 int gf_cuda_resident(const void *kernel, int threads, size_t smem, int *blocks)
