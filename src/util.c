@@ -203,6 +203,17 @@ int gf_cpu_threads(void)
 #endif
 }
 
+int gf_cpu_avx512(void)
+{
+#if GF_AVX512
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

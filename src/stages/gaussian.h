@@ -98,15 +98,6 @@ int gf_gauss_cpu(const gf_image *in, gf_image *out, double sigma, int ksize, gf_
  * weights (int32_t). */
 gf_stencil_cpu gf_gauss_rules(int bits);
 
-/* 1 where the AVX-512 path is compiled: GCC or Clang on x86-64, the
- * intrinsics in functions of their own target, run only where the CPU has
- * it (gf_gauss_avx512). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
-#define GF_GAUSS_AVX512 1
-#else
-#define GF_GAUSS_AVX512 0
-#endif
-
 /* 1 (the default): 8-bit images take the AVX-512 path (the column pass
  * first, gaussian.c) where the CPU has it; 0: the portable path
  * everywhere. Read when the rules are chosen; tests set it to run both. */

@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if GF_AVX512
+#include <immintrin.h>
+#endif
+
 _Static_assert(sizeof(gf_resize_params) <= GF_STAGE_PARAMS, "resize params");
+
+int gf_resize_simd = 1;
 
 const char *const gf_resize_filter_names[GF_FILTER_COUNT] = {
     "nearest", "box", "bilinear", "hamming", "bicubic", "lanczos",
@@ -375,6 +381,7 @@ static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *
  * of 32-bit sums at 8 bits), the weight broadcast. Each sum still adds its
  * taps in Pillow's order. */
 #define RB 8
+#define RB_MAX 16 /* rows a block of the AVX-512 row pass (below) */
 
 /* Interleaves rows[0..nr) (nr <= RB) of n samples of T into t:
  * t[i * RB + r] = rows[r][i]; the rows past nr repeat the last. */
@@ -496,6 +503,255 @@ GF_CLONES static void col8(const uint8_t *const *rows, const int32_t *k, int cou
 COL16(int32_t)
 COL16(uint16_t)
 
+/* ---- the 8-bit row pass on AVX-512 (F, BW, DQ, VL) ----
+ * RB_MAX rows a block, a channel at a time, each tap pair one vpmaddwd of 16
+ * rows: Pillow's sum ss = 2^21 + sum_j k_j x_j (k_j the 22-bit weights, x_j
+ * the samples) is an integer below 2^31 in magnitude, and with k_j = 2^11
+ * h_j + l_j (l_j = k_j mod 2^11 in 0..2047, h_j in -2048..2048: both 16-bit)
+ * it is 2^11 sum_j h_j x_j + sum_j l_j x_j, both sums and the whole taken
+ * mod 2^32 in 32-bit lanes: the same ss, whatever the count of taps.
+ *   the pairs: output i's taps from first_i, taken two sources at a time
+ *     from the even one at or below first_i (a leading weight 0 when
+ *     first_i is odd, a trailing 0 when the last pair passes the last tap):
+ *     pair q of a channel is its sources 2q and 2q + 1;
+ *   the block: each row's channel c as a plane (zero past the row), then
+ *     the planes' pairs transposed (8 x 8 16-bit words at a time) and
+ *     widened, so that a 64-byte vector holds pair q of the 16 rows, a row a
+ *     32-bit lane of two 16-bit samples; vpmaddwd of it with the pair's two
+ *     weights (l or h) gives the 16 rows' two products summed;
+ *   the results: 16 bytes an output sample (a byte a row), transposed back
+ *     into the rows 16 x 16 bytes at a time. */
+#if GF_AVX512
+#define AVX512_INLINE GF_AVX512_FN static inline __attribute__((always_inline))
+
+/* Output i's pairs of one axis: its first pair q0[i], its pairs np[i], and
+ * w[(i * kp + p) * 2 + 0 / 1] the l and h weights of its pair p, each the
+ * even source's 16 bits then the odd one's. */
+typedef struct {
+    int *q0, *np, kp;
+    int32_t *w;
+} pair_axis;
+
+static void pair_axis_free(pair_axis *t)
+{
+    free(t->q0);
+    free(t->np);
+    free(t->w);
+}
+
+static int pair_axis_init(pair_axis *t, const gf_resize_axis *a)
+{
+    t->kp = a->ksize / 2 + 1;
+    t->q0 = malloc((size_t)a->out * sizeof *t->q0);
+    t->np = malloc((size_t)a->out * sizeof *t->np);
+    t->w = malloc((size_t)a->out * (size_t)t->kp * 2 * sizeof *t->w);
+    if (!t->q0 || !t->np || !t->w) {
+        pair_axis_free(t);
+        return gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
+    }
+    for (int i = 0; i < a->out; i++) {
+        const int f = a->first[i], n = a->count[i], odd = f & 1;
+        const int32_t *k = a->k8 + (size_t)i * a->ksize;
+        t->q0[i] = f >> 1;
+        t->np[i] = (n + odd + 1) / 2;
+        for (int p = 0; p < t->np[i]; p++) {
+            uint32_t l = 0, h = 0;
+            for (int s = 0; s < 2; s++) {
+                const int j = 2 * p + s - odd; /* the tap of source 2 (q0 + p) + s */
+                const int32_t kj = j >= 0 && j < n ? k[j] : 0;
+                l |= (uint32_t)(kj & 2047) << 16 * s;
+                h |= (uint32_t)(uint16_t)(kj >> 11) << 16 * s; /* arithmetic: floor */
+            }
+            t->w[((size_t)i * t->kp + p) * 2] = (int32_t)l;
+            t->w[((size_t)i * t->kp + p) * 2 + 1] = (int32_t)h;
+        }
+    }
+    return 0;
+}
+
+/* One round of the perfect shuffle of 2N vectors: v[2i], v[2i + 1] the low
+ * and high interleaving of v[i] and v[i + N] (their elements of 8 or 16
+ * bits); log2 of the elements a vector rounds transpose the vectors. */
+#define SHUFFLE_ROUND(T, N, LO, HI, v)                                                        \
+    do {                                                                                      \
+        T t_[2 * (N)];                                                                        \
+        for (int i_ = 0; i_ < (N); i_++) {                                                    \
+            t_[2 * i_] = LO((v)[i_], (v)[i_ + (N)]);                                          \
+            t_[2 * i_ + 1] = HI((v)[i_], (v)[i_ + (N)]);                                      \
+        }                                                                                     \
+        for (int i_ = 0; i_ < 2 * (N); i_++)                                                  \
+            (v)[i_] = t_[i_];                                                                 \
+    } while (0)
+
+/* The pairs of one channel's 16 planes (pw bytes apart, pw a multiple of
+ * 16) into x: x[q] the 16 rows' pair q, a row a 32-bit lane, for q below
+ * pw / 2. */
+GF_AVX512_FN static void pairs_avx512(const uint8_t *planes, size_t pw, __m512i *x)
+{
+    for (size_t b = 0; b < pw; b += 16) /* 8 pairs of each row */
+        for (int h = 0; h < 2; h++) {   /* rows 0..7, then 8..15 */
+            __m128i v[8];
+            for (int r = 0; r < 8; r++)
+                v[r] = _mm_loadu_si128((const __m128i *)(const void *)(planes +
+                                                                      (size_t)(8 * h + r) * pw + b));
+            for (int k = 0; k < 3; k++)
+                SHUFFLE_ROUND(__m128i, 4, _mm_unpacklo_epi16, _mm_unpackhi_epi16, v);
+            /* v[q]: pair b / 2 + q of rows 8h .. 8h + 7, a 16-bit word each */
+            for (int q = 0; q < 8; q++)
+                _mm256_store_si256((__m256i *)(void *)&x[b / 2 + (size_t)q] + h,
+                                   _mm256_cvtepu8_epi16(v[q]));
+        }
+}
+
+/* Row x's n pixels of C channels (a constant where inlined) as C planes
+ * cs bytes apart from p. */
+AVX512_INLINE void planes_avx512(const uint8_t *restrict x, int n, int C, uint8_t *restrict p,
+                                 size_t cs)
+{
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < C; c++)
+            p[(size_t)c * cs + (size_t)i] = x[(size_t)i * (size_t)C + (size_t)c];
+}
+
+/* The 16 rows' sums of output i from its pairs: their bytes (clipped). */
+AVX512_INLINE __m128i out16_avx512(const __m512i *x, const int32_t *w, int np)
+{
+    __m512i l = _mm512_setzero_si512(), h = l;
+    for (int p = 0; p < np; p++) {
+        l = _mm512_add_epi32(l, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p])));
+        h = _mm512_add_epi32(h, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p + 1])));
+    }
+    const __m512i ss = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h, 11), l),
+                                        _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)));
+    return _mm512_cvtusepi32_epi8(
+        _mm512_max_epi32(_mm512_srai_epi32(ss, GF_RESIZE_BITS), _mm512_setzero_si512()));
+}
+
+/* Scratch of one thread: the planes (C x RB_MAX x pw bytes, zero past the
+ * rows), the pairs (pw / 2 vectors) and the results (a 16-byte entry an
+ * output sample, rounded up to 16 entries). */
+typedef struct {
+    uint8_t *planes, *res;
+    __m512i *x;
+    size_t pw;
+} rows16_scratch;
+
+static void rows16_scratch_free(rows16_scratch *s)
+{
+    free(s->planes);
+    free(s->res);
+    free(s->x);
+}
+
+/* 64-byte aligned and zeroed: n bytes rounded up to 64, or NULL. */
+static void *zalloc64(size_t n)
+{
+    void *p = NULL;
+    n = (n + 63) & ~(size_t)63;
+    if (posix_memalign(&p, 64, n))
+        return NULL;
+    return memset(p, 0, n);
+}
+
+/* The scratch for rows iw pixels wide of C channels to ow pixels: 0, or -1
+ * (out of memory, s freed). */
+static int rows16_scratch_init(rows16_scratch *s, int iw, int ow, int C)
+{
+    s->pw = ((size_t)iw + 15) & ~(size_t)15;
+    s->planes = zalloc64((size_t)C * RB_MAX * s->pw);
+    s->x = zalloc64(s->pw / 2 * sizeof *s->x);
+    s->res = zalloc64((((size_t)ow * (size_t)C + 15) & ~(size_t)15) * 16);
+    if (!s->planes || !s->x || !s->res) {
+        rows16_scratch_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* The row pass of RB_MAX rows src[0..16) (iw x C bytes each; rows past the
+ * image repeat its last) into dst[0..nr) (ow x C bytes each). */
+GF_AVX512_FN static void hblock8_avx512(const gf_resize_axis *a, const pair_axis *t, int C,
+                                        const uint8_t *const *src, uint8_t *const *dst, int nr,
+                                        const rows16_scratch *s)
+{
+    const int iw = a->in, ow = a->out;
+    const size_t pw = s->pw, no = (size_t)ow * (size_t)C;
+
+    for (int r = 0; r < RB_MAX; r++) /* the planes */
+        switch (C) {
+        case 1: memcpy(s->planes + (size_t)r * pw, src[r], (size_t)iw); break;
+        case 2: planes_avx512(src[r], iw, 2, s->planes + (size_t)r * pw, RB_MAX * pw); break;
+        case 3: planes_avx512(src[r], iw, 3, s->planes + (size_t)r * pw, RB_MAX * pw); break;
+        default: planes_avx512(src[r], iw, 4, s->planes + (size_t)r * pw, RB_MAX * pw); break;
+        }
+    for (int c = 0; c < C; c++) {
+        pairs_avx512(s->planes + (size_t)c * RB_MAX * pw, pw, s->x);
+        for (int i = 0; i < ow; i++)
+            _mm_store_si128((__m128i *)(void *)(s->res + ((size_t)i * (size_t)C + (size_t)c) * 16),
+                            out16_avx512(s->x + t->q0[i], t->w + (size_t)i * t->kp * 2, t->np[i]));
+    }
+    for (size_t j = 0; j < no; j += 16) { /* back into the rows, 16 samples at a time */
+        __m128i v[16];
+        const __mmask16 mk = no - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (no - j)) - 1);
+        for (int k = 0; k < 16; k++)
+            v[k] = _mm_load_si128((const __m128i *)(const void *)(s->res + (j + (size_t)k) * 16));
+        for (int k = 0; k < 4; k++)
+            SHUFFLE_ROUND(__m128i, 8, _mm_unpacklo_epi8, _mm_unpackhi_epi8, v);
+        for (int r = 0; r < nr; r++)
+            _mm_mask_storeu_epi8(dst[r] + j, mk, v[r]);
+    }
+}
+#endif
+
+/* The column pass of one output row at 8 bits on AVX-512: n samples from
+ * rows[0..count) with the 22-bit weights k, into dst. The rows two at a
+ * time as for the row pass: their samples widened to 16 bits and
+ * interleaved (row j, row j + 1) in 32-bit lanes, one vpmaddwd a weight
+ * plane (l, h) of 16 samples; 32 samples a step in four vectors of sums,
+ * whose lanes the interleaving leaves in groups of four (samples 8q .. 8q +
+ * 3 of the 32 in lane q of the first, 8q + 4 .. 8q + 7 of the second), put
+ * back in order by the bytes' 32-bit interleaving. */
+GF_AVX512_FN static void col8_avx512(const uint8_t *const *rows, const int32_t *k, int count,
+                                     int n, int32_t *restrict wp, uint8_t *restrict dst)
+{
+    const __m512i half = _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)), zero = _mm512_setzero_si512();
+    const int np = (count + 1) / 2;
+    for (int p = 0; p < np; p++) { /* the pairs' l and h weights (0 past the last tap) */
+        const int32_t ka = k[2 * p], kb = 2 * p + 1 < count ? k[2 * p + 1] : 0;
+        wp[2 * p] = (int32_t)((uint32_t)(ka & 2047) | (uint32_t)(kb & 2047) << 16);
+        wp[2 * p + 1] = (int32_t)((uint32_t)(uint16_t)(ka >> 11) | (uint32_t)(uint16_t)(kb >> 11) << 16);
+    }
+    for (int x0 = 0; x0 < n; x0 += 32) {
+        const __mmask32 mk = n - x0 >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (n - x0)) - 1;
+        __m512i l0 = zero, h0 = zero, l1 = zero, h1 = zero;
+        for (int p = 0; p < np; p++) {
+            const uint8_t *rb = rows[2 * p + 1 < count ? 2 * p + 1 : 2 * p];
+            const __m512i wl = _mm512_set1_epi32(wp[2 * p]), wh = _mm512_set1_epi32(wp[2 * p + 1]);
+            const __m512i a = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, rows[2 * p] + x0));
+            const __m512i b = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, rb + x0));
+            const __m512i p0 = _mm512_unpacklo_epi16(a, b), p1 = _mm512_unpackhi_epi16(a, b);
+            l0 = _mm512_add_epi32(l0, _mm512_madd_epi16(p0, wl));
+            h0 = _mm512_add_epi32(h0, _mm512_madd_epi16(p0, wh));
+            l1 = _mm512_add_epi32(l1, _mm512_madd_epi16(p1, wl));
+            h1 = _mm512_add_epi32(h1, _mm512_madd_epi16(p1, wh));
+        }
+        const __m512i s0 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h0, 11), l0), half);
+        const __m512i s1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h1, 11), l1), half);
+        const __m128i b0 = _mm512_cvtusepi32_epi8(
+            _mm512_max_epi32(_mm512_srai_epi32(s0, GF_RESIZE_BITS), zero));
+        const __m128i b1 = _mm512_cvtusepi32_epi8(
+            _mm512_max_epi32(_mm512_srai_epi32(s1, GF_RESIZE_BITS), zero));
+        _mm256_mask_storeu_epi8(dst + x0, mk,
+                                _mm256_set_m128i(_mm_unpackhi_epi32(b0, b1),
+                                                 _mm_unpacklo_epi32(b0, b1)));
+    }
+}
+
+int gf_resize_avx512(void)
+{
+    return GF_AVX512 && gf_resize_simd && gf_cpu_avx512();
+}
+
 /* Divides the colour of n pixels back by their alpha (the last channel). */
 static void unpremul_row(uint8_t *row, int n, int C)
 {
@@ -529,21 +785,32 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
         }
     }
 
-    /* the row pass (or the premultiplying alone), RB rows at a time */
+    /* the row pass (or the premultiplying alone), rb rows at a time */
     if (need_h || (need_v && alpha >= 0)) {
-        const int blocks = (in->height + RB - 1) / RB;
+        const int simd = w8 && need_h && gf_resize_avx512(), rb = simd ? RB_MAX : RB;
+        const int blocks = (in->height + rb - 1) / rb;
         const size_t n = (size_t)iw * C;
+#if GF_AVX512
+        pair_axis pa = {0};
+        if (simd && (rc = pair_axis_init(&pa, &ax)))
+            goto out;
+#endif
 #pragma omp parallel reduction(| : failed) if (GF_PARALLEL(iw, in->height))
         {
-            uint8_t *pm = alpha >= 0 ? malloc(n * RB) : NULL;
-            void *t = need_h ? malloc(n * RB * (w8 ? 1 : 2)) : NULL;
-            if ((alpha >= 0 && !pm) || (need_h && !t))
+            uint8_t *pm = alpha >= 0 ? malloc(n * rb) : NULL;
+            void *t = need_h && !simd ? malloc(n * RB * (w8 ? 1 : 2)) : NULL;
+#if GF_AVX512
+            rows16_scratch sc = {0};
+            if (simd && rows16_scratch_init(&sc, iw, ow, C))
+                failed = 1;
+#endif
+            if ((alpha >= 0 && !pm) || (need_h && !simd && !t))
                 failed = 1;
 #pragma omp for schedule(static)
             for (int b = 0; b < blocks; b++) {
-                const int y0 = b * RB, nr = in->height - y0 < RB ? in->height - y0 : RB;
-                const unsigned char *src[RB];
-                unsigned char *dst[RB];
+                const int y0 = b * rb, nr = in->height - y0 < rb ? in->height - y0 : rb;
+                const unsigned char *src[RB_MAX];
+                unsigned char *dst[RB_MAX];
                 if (failed)
                     continue;
                 for (int r = 0; r < nr; r++) {
@@ -559,8 +826,18 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                     for (int r = 0; r < nr; r++)
                         memcpy(dst[r], src[r], n);
                 } else if (w8) {
-                    interleave_uint8_t((const uint8_t *const *)src, nr, n, t);
-                    hblock8(&ax, t, C, (uint8_t *const *)dst, nr);
+#if GF_AVX512
+                    if (simd) {
+                        for (int r = nr; r < RB_MAX; r++)
+                            src[r] = src[nr - 1];
+                        hblock8_avx512(&ax, &pa, C, (const uint8_t *const *)src,
+                                       (uint8_t *const *)dst, nr, &sc);
+                    } else
+#endif
+                    {
+                        interleave_uint8_t((const uint8_t *const *)src, nr, n, t);
+                        hblock8(&ax, t, C, (uint8_t *const *)dst, nr);
+                    }
                     if (!need_v && alpha >= 0)
                         for (int r = 0; r < nr; r++)
                             unpremul_row(dst[r], ow, C);
@@ -571,7 +848,13 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
             }
             free(pm);
             free(t);
+#if GF_AVX512
+            rows16_scratch_free(&sc);
+#endif
         }
+#if GF_AVX512
+        pair_axis_free(&pa);
+#endif
         if (failed) {
             rc = gf_err(GF_EINTERNAL, NULL, "resize: out of memory");
             goto out;
@@ -580,13 +863,15 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 
     /* the column pass */
     if (need_v) {
-        const int n = ow * C;
+        const int n = ow * C, simd = w8 && gf_resize_avx512();
         const unsigned char *base = tmp ? tmp : in->data;
         const size_t bstride = tmp ? tstride : in->stride;
 #pragma omp parallel reduction(| : failed) if (GF_PARALLEL(ow, out->height))
         {
             const void **rows = malloc((size_t)ay.ksize * sizeof *rows);
-            void *acc = malloc((size_t)n * (w8 ? sizeof(int32_t) : sizeof(double)));
+            /* the 16-bit sums, or the AVX-512 pass's weights (two a pair of taps) */
+            void *acc = malloc(((size_t)n > (size_t)ay.ksize + 2 ? (size_t)n : (size_t)ay.ksize + 2) *
+                               (w8 ? sizeof(int32_t) : sizeof(double)));
             if (!rows || !acc)
                 failed = 1;
 #pragma omp for schedule(static)
@@ -597,8 +882,14 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                 for (int j = 0; j < ay.count[y]; j++)
                     rows[j] = base + (size_t)(ay.first[y] + j) * bstride;
                 if (w8) {
-                    col8((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize, ay.count[y],
-                         n, dst);
+#if GF_AVX512
+                    if (simd)
+                        col8_avx512((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
+                                    ay.count[y], n, acc, dst);
+                    else
+#endif
+                        col8((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
+                             ay.count[y], n, dst);
                     if (alpha >= 0)
                         unpremul_row(dst, ow, C);
                 } else if (need_h)

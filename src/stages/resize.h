@@ -136,6 +136,15 @@ void gf_resize_set_size(gf_stage *s, int w, int h);
  * time. Errors: GF_EINTERNAL (out of memory, a shape mismatch). */
 int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out);
 
+/* 1 (the default): the CPU path's 8-bit row pass takes AVX-512 (resize.c)
+ * where the CPU has it; 0: the portable pass everywhere. Read when a resize
+ * runs; tests set it to run both. */
+extern int gf_resize_simd;
+
+/* 1 when the 8-bit row pass takes AVX-512: gf_resize_simd is 1 and the CPU
+ * has AVX-512 F, BW, DQ and VL (gf_cpu_avx512); else 0. */
+int gf_resize_avx512(void);
+
 /* CUDA launchers (cuda/resize.cu), as gf_launch_fn, every layout. The
  * weights of a geometry are computed on the host once and kept on the
  * device for the next call.
