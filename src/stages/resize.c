@@ -532,6 +532,24 @@ typedef struct {
     int32_t *w;
 } pair_axis;
 
+/* The l and h weight planes of taps ka, kb (a pair: ka the even source's)
+ * as two 16-bit halves each. */
+static void split_pair(int32_t ka, int32_t kb, int32_t *l, int32_t *h)
+{
+    *l = (int32_t)((uint32_t)(ka & 2047) | (uint32_t)(kb & 2047) << 16);
+    *h = (int32_t)((uint32_t)(uint16_t)(ka >> 11) | (uint32_t)(uint16_t)(kb >> 11) << 16);
+}
+
+/* Pillow's 16 bytes clip8(2^21 + 2^11 h + l) of the 32-bit lanes of the
+ * planes' sums l and h. */
+AVX512_INLINE __m128i clip8_avx512(__m512i l, __m512i h)
+{
+    const __m512i ss = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h, 11), l),
+                                        _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)));
+    return _mm512_cvtusepi32_epi8(
+        _mm512_max_epi32(_mm512_srai_epi32(ss, GF_RESIZE_BITS), _mm512_setzero_si512()));
+}
+
 static void pair_axis_free(pair_axis *t)
 {
     free(t->q0);
@@ -555,15 +573,9 @@ static int pair_axis_init(pair_axis *t, const gf_resize_axis *a)
         t->q0[i] = f >> 1;
         t->np[i] = (n + odd + 1) / 2;
         for (int p = 0; p < t->np[i]; p++) {
-            uint32_t l = 0, h = 0;
-            for (int s = 0; s < 2; s++) {
-                const int j = 2 * p + s - odd; /* the tap of source 2 (q0 + p) + s */
-                const int32_t kj = j >= 0 && j < n ? k[j] : 0;
-                l |= (uint32_t)(kj & 2047) << 16 * s;
-                h |= (uint32_t)(uint16_t)(kj >> 11) << 16 * s; /* arithmetic: floor */
-            }
-            t->w[((size_t)i * t->kp + p) * 2] = (int32_t)l;
-            t->w[((size_t)i * t->kp + p) * 2 + 1] = (int32_t)h;
+            const int j = 2 * p - odd; /* the tap of source 2 (q0 + p) */
+            int32_t *w = t->w + ((size_t)i * t->kp + p) * 2;
+            split_pair(j >= 0 ? k[j] : 0, j + 1 < n ? k[j + 1] : 0, w, w + 1);
         }
     }
     return 0;
@@ -621,10 +633,7 @@ AVX512_INLINE __m128i out16_avx512(const __m512i *x, const int32_t *w, int np)
         l = _mm512_add_epi32(l, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p])));
         h = _mm512_add_epi32(h, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p + 1])));
     }
-    const __m512i ss = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h, 11), l),
-                                        _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)));
-    return _mm512_cvtusepi32_epi8(
-        _mm512_max_epi32(_mm512_srai_epi32(ss, GF_RESIZE_BITS), _mm512_setzero_si512()));
+    return clip8_avx512(l, h);
 }
 
 /* Scratch of one thread: the planes (C x RB_MAX x pw bytes, zero past the
@@ -714,13 +723,10 @@ GF_AVX512_FN static void hblock8_avx512(const gf_resize_axis *a, const pair_axis
 GF_AVX512_FN static void col8_avx512(const uint8_t *const *rows, const int32_t *k, int count,
                                      int n, int32_t *restrict wp, uint8_t *restrict dst)
 {
-    const __m512i half = _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)), zero = _mm512_setzero_si512();
+    const __m512i zero = _mm512_setzero_si512();
     const int np = (count + 1) / 2;
-    for (int p = 0; p < np; p++) { /* the pairs' l and h weights (0 past the last tap) */
-        const int32_t ka = k[2 * p], kb = 2 * p + 1 < count ? k[2 * p + 1] : 0;
-        wp[2 * p] = (int32_t)((uint32_t)(ka & 2047) | (uint32_t)(kb & 2047) << 16);
-        wp[2 * p + 1] = (int32_t)((uint32_t)(uint16_t)(ka >> 11) | (uint32_t)(uint16_t)(kb >> 11) << 16);
-    }
+    for (int p = 0; p < np; p++) /* the pairs' l and h weights (0 past the last tap) */
+        split_pair(k[2 * p], 2 * p + 1 < count ? k[2 * p + 1] : 0, wp + 2 * p, wp + 2 * p + 1);
     for (int x0 = 0; x0 < n; x0 += 32) {
         const __mmask32 mk = n - x0 >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (n - x0)) - 1;
         __m512i l0 = zero, h0 = zero, l1 = zero, h1 = zero;
@@ -735,12 +741,7 @@ GF_AVX512_FN static void col8_avx512(const uint8_t *const *rows, const int32_t *
             l1 = _mm512_add_epi32(l1, _mm512_madd_epi16(p1, wl));
             h1 = _mm512_add_epi32(h1, _mm512_madd_epi16(p1, wh));
         }
-        const __m512i s0 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h0, 11), l0), half);
-        const __m512i s1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h1, 11), l1), half);
-        const __m128i b0 = _mm512_cvtusepi32_epi8(
-            _mm512_max_epi32(_mm512_srai_epi32(s0, GF_RESIZE_BITS), zero));
-        const __m128i b1 = _mm512_cvtusepi32_epi8(
-            _mm512_max_epi32(_mm512_srai_epi32(s1, GF_RESIZE_BITS), zero));
+        const __m128i b0 = clip8_avx512(l0, h0), b1 = clip8_avx512(l1, h1);
         _mm256_mask_storeu_epi8(dst + x0, mk,
                                 _mm256_set_m128i(_mm_unpackhi_epi32(b0, b1),
                                                  _mm_unpacklo_epi32(b0, b1)));
