@@ -950,17 +950,28 @@ static int resize_unchanged(const gf_stage *s, const gf_shape *in)
            oh == in->height;
 }
 
-/* The CPU's time a byte of input grows with the taps: ~0.3 ns a tap a
- * sample on one core (docs/benchmarks.md). */
+/* The CPU path's time a byte of input on one core, in ns: a + b t R + c O,
+ * with t the filter's taps at a scale of 1 (twice its support), R =
+ * max(1, rx) + rx max(1, ry) (the passes' multiply-adds a source sample, over
+ * t) and O = rx ry (output samples a source sample), rx and ry the axes'
+ * output / input; a, b and c fitted to one thread of the development
+ * machine (Zen 4) on shrinks to 1/8 and enlargements to 4x, within 40%
+ * (docs/benchmarks.md, 2026-12-08): 8 bits on AVX-512, 8 bits portable,
+ * 16 bits. */
 static double resize_cost(const gf_stage *s, const gf_shape *in)
 {
     const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
     int ow, oh;
-    double taps;
     if (gf_resize_size(s, in->width, in->height, &ow, &oh))
         return 1.0;
-    taps = 2.0 * filters[p->filter].support;
-    return 0.2 + 0.3 * taps * ((double)ow * oh / ((double)in->width * in->height) + 1.0);
+    const double rx = (double)ow / in->width, ry = (double)oh / in->height;
+    const double t = 2.0 * filters[p->filter].support;
+    const double R = (rx > 1.0 ? rx : 1.0) + rx * (ry > 1.0 ? ry : 1.0), O = rx * ry;
+    if (in->bits != 8)
+        return 0.3 + 0.23 * t * R + 0.05 * O;
+    if (gf_resize_avx512())
+        return 0.15 + 0.028 * t * R + 0.34 * O;
+    return 0.38 + 0.069 * t * R + 0.34 * O;
 }
 
 /* The bytes through device memory: the input read once, the row pass's
