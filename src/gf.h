@@ -33,15 +33,16 @@ extern "C" {
 #define GF_VECTORIZE
 #endif
 
-/* 1 where the AVX-512 paths are compiled: GCC or Clang on x86-64, their
- * intrinsics in functions of their own target (GF_AVX512_FN: AVX-512 F, BW,
- * DQ, VL and FMA), each run only where gf_cpu_avx512() says the CPU has
- * them. */
+/* 1 where the x86 vector paths are compiled: GCC or Clang on x86-64, their
+ * intrinsics in functions of their own target (GF_AVX2_FN: AVX2 and FMA;
+ * GF_AVX512_FN: AVX-512 F, BW, DQ, VL and FMA), each run only where
+ * gf_cpu_avx2() or gf_cpu_avx512() says the CPU has them. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
-#define GF_AVX512 1
+#define GF_X86 1
+#define GF_AVX2_FN __attribute__((target("avx2,fma")))
 #define GF_AVX512_FN __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 #else
-#define GF_AVX512 0
+#define GF_X86 0
 #endif
 
 #define GF_VERSION "0.2.0"
@@ -205,8 +206,9 @@ double gf_median(double *v, int n);
 /* The threads the CPU paths run on (OpenMP's count; 1 without OpenMP). */
 int gf_cpu_threads(void);
 
-/* 1 when the CPU has what GF_AVX512_FN functions use (AVX-512 F, BW, DQ,
- * VL and FMA) and they are compiled (GF_AVX512); else 0. */
+/* 1 when the CPU has what GF_AVX2_FN (gf_cpu_avx2) or GF_AVX512_FN
+ * (gf_cpu_avx512) functions use and they are compiled (GF_X86); else 0. */
+int gf_cpu_avx2(void);
 int gf_cpu_avx512(void);
 
 /* Sets the calling thread's OpenMP team size for the CPU paths it runs

@@ -203,9 +203,18 @@ int gf_cpu_threads(void)
 #endif
 }
 
+int gf_cpu_avx2(void)
+{
+#if GF_X86
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
 int gf_cpu_avx512(void)
 {
-#if GF_AVX512
+#if GF_X86
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("fma");

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if GF_AVX512
+#if GF_X86
 #include <immintrin.h>
 #endif
 
@@ -291,7 +291,7 @@ COL_RULE(col_16, uint16_t)
  * two of the load ports' turns, so for windows up to 17 (SIGMA 2.6 by the
  * default rule) on gray and RGB a function a window cuts half the taps out
  * of aligned loads by shuffles (valignd, another port) instead. */
-#if GF_AVX512
+#if GF_X86
 #define AVX512 GF_AVX512_FN
 #define CBLOCK 1024 /* outputs a block; its c buffer (with the largest halo) takes 6 KB */
 #define HALF_ULP_256 (1.0f / 131072.0f) /* 2^-17: half an ulp of a float in [128, 256) */
@@ -591,7 +591,7 @@ int gf_gauss_avx512(void)
 gf_stencil_cpu gf_gauss_rules(int bits)
 {
     const gf_stencil_cpu r = {bits == 16 ? row_16 : row_8, 4, bits == 16 ? col_16 : col_8, 0};
-#if GF_AVX512
+#if GF_X86
     if (bits == 8 && gf_gauss_avx512()) {
         const gf_stencil_cpu v = {NULL, 0, col_8_avx512, 0};
         return v;

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if GF_AVX512
+#if GF_X86
 #include <immintrin.h>
 #endif
 
 _Static_assert(sizeof(gf_resize_params) <= GF_STAGE_PARAMS, "resize params");
 
-int gf_resize_simd = 1;
+int gf_resize_simd = 2;
 
 const char *const gf_resize_filter_names[GF_FILTER_COUNT] = {
     "nearest", "box", "bilinear", "hamming", "bicubic", "lanczos",
@@ -381,7 +381,7 @@ static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *
  * of 32-bit sums at 8 bits), the weight broadcast. Each sum still adds its
  * taps in Pillow's order. */
 #define RB 8
-#define RB_MAX 16 /* rows a block of the AVX-512 row pass (below) */
+#define RB_MAX 16 /* rows a block of the AVX-512 row pass (below); AVX2 takes RB */
 
 /* Interleaves rows[0..nr) (nr <= RB) of n samples of T into t:
  * t[i * RB + r] = rows[r][i]; the rows past nr repeat the last. */
@@ -503,25 +503,30 @@ GF_CLONES static void col8(const uint8_t *const *rows, const int32_t *k, int cou
 COL16(int32_t)
 COL16(uint16_t)
 
-/* ---- the 8-bit row pass on AVX-512 (F, BW, DQ, VL) ----
- * RB_MAX rows a block, a channel at a time, each tap pair one vpmaddwd of 16
- * rows: Pillow's sum ss = 2^21 + sum_j k_j x_j (k_j the 22-bit weights, x_j
- * the samples) is an integer below 2^31 in magnitude, and with k_j = 2^11
- * h_j + l_j (l_j = k_j mod 2^11 in 0..2047, h_j in -2048..2048: both 16-bit)
- * it is 2^11 sum_j h_j x_j + sum_j l_j x_j, both sums and the whole taken
- * mod 2^32 in 32-bit lanes: the same ss, whatever the count of taps.
+/* ---- the 8-bit passes on AVX2 and AVX-512 ----
+ * Each tap pair is one vpmaddwd: Pillow's sum ss = 2^21 + sum_j k_j x_j (k_j
+ * the 22-bit weights, x_j the samples) is an integer below 2^31 in
+ * magnitude, and with k_j = 2^11 h_j + l_j (l_j = k_j mod 2^11 in 0..2047,
+ * h_j in -2048..2048: both 16-bit) it is 2^11 sum_j h_j x_j + sum_j l_j x_j,
+ * both sums and the whole taken mod 2^32 in 32-bit lanes: the same ss,
+ * whatever the count of taps.
+ * The row pass, RV rows a block (16 on AVX-512, a 64-byte vector of 32-bit
+ * lanes; 8 on AVX2), a channel at a time:
  *   the pairs: output i's taps from first_i, taken two sources at a time
  *     from the even one at or below first_i (a leading weight 0 when
  *     first_i is odd, a trailing 0 when the last pair passes the last tap):
  *     pair q of a channel is its sources 2q and 2q + 1;
  *   the block: each row's channel c as a plane (zero past the row), then
  *     the planes' pairs transposed (8 x 8 16-bit words at a time) and
- *     widened, so that a 64-byte vector holds pair q of the 16 rows, a row a
- *     32-bit lane of two 16-bit samples; vpmaddwd of it with the pair's two
- *     weights (l or h) gives the 16 rows' two products summed;
- *   the results: 16 bytes an output sample (a byte a row), transposed back
- *     into the rows 16 x 16 bytes at a time. */
-#if GF_AVX512
+ *     widened, so that a vector holds pair q of the RV rows, a row a 32-bit
+ *     lane of two 16-bit samples; vpmaddwd of it with the pair's two
+ *     weights (l or h) gives the rows' two products summed;
+ *   the results: RV bytes an output sample (a byte a row), transposed back
+ *     into the rows.
+ * The column pass: two rows at a time, their samples widened to 16 bits and
+ * interleaved (row j, row j + 1) in 32-bit lanes. */
+#if GF_X86
+#define AVX2_INLINE GF_AVX2_FN static inline __attribute__((always_inline))
 #define AVX512_INLINE GF_AVX512_FN static inline __attribute__((always_inline))
 
 /* Output i's pairs of one axis: its first pair q0[i], its pairs np[i], and
@@ -538,16 +543,6 @@ static void split_pair(int32_t ka, int32_t kb, int32_t *l, int32_t *h)
 {
     *l = (int32_t)((uint32_t)(ka & 2047) | (uint32_t)(kb & 2047) << 16);
     *h = (int32_t)((uint32_t)(uint16_t)(ka >> 11) | (uint32_t)(uint16_t)(kb >> 11) << 16);
-}
-
-/* Pillow's 16 bytes clip8(2^21 + 2^11 h + l) of the 32-bit lanes of the
- * planes' sums l and h. */
-AVX512_INLINE __m128i clip8_avx512(__m512i l, __m512i h)
-{
-    const __m512i ss = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h, 11), l),
-                                        _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)));
-    return _mm512_cvtusepi32_epi8(
-        _mm512_max_epi32(_mm512_srai_epi32(ss, GF_RESIZE_BITS), _mm512_setzero_si512()));
 }
 
 static void pair_axis_free(pair_axis *t)
@@ -595,61 +590,20 @@ static int pair_axis_init(pair_axis *t, const gf_resize_axis *a)
             (v)[i_] = t_[i_];                                                                 \
     } while (0)
 
-/* The pairs of one channel's 16 planes (pw bytes apart, pw a multiple of
- * 16) into x: x[q] the 16 rows' pair q, a row a 32-bit lane, for q below
- * pw / 2. */
-GF_AVX512_FN static void pairs_avx512(const uint8_t *planes, size_t pw, __m512i *x)
-{
-    for (size_t b = 0; b < pw; b += 16) /* 8 pairs of each row */
-        for (int h = 0; h < 2; h++) {   /* rows 0..7, then 8..15 */
-            __m128i v[8];
-            for (int r = 0; r < 8; r++)
-                v[r] = _mm_loadu_si128((const __m128i *)(const void *)(planes +
-                                                                      (size_t)(8 * h + r) * pw + b));
-            for (int k = 0; k < 3; k++)
-                SHUFFLE_ROUND(__m128i, 4, _mm_unpacklo_epi16, _mm_unpackhi_epi16, v);
-            /* v[q]: pair b / 2 + q of rows 8h .. 8h + 7, a 16-bit word each */
-            for (int q = 0; q < 8; q++)
-                _mm256_store_si256((__m256i *)(void *)&x[b / 2 + (size_t)q] + h,
-                                   _mm256_cvtepu8_epi16(v[q]));
-        }
-}
-
-/* Row x's n pixels of C channels (a constant where inlined) as C planes
- * cs bytes apart from p. */
-AVX512_INLINE void planes_avx512(const uint8_t *restrict x, int n, int C, uint8_t *restrict p,
-                                 size_t cs)
-{
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < C; c++)
-            p[(size_t)c * cs + (size_t)i] = x[(size_t)i * (size_t)C + (size_t)c];
-}
-
-/* The 16 rows' sums of output i from its pairs: their bytes (clipped). */
-AVX512_INLINE __m128i out16_avx512(const __m512i *x, const int32_t *w, int np)
-{
-    __m512i l = _mm512_setzero_si512(), h = l;
-    for (int p = 0; p < np; p++) {
-        l = _mm512_add_epi32(l, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p])));
-        h = _mm512_add_epi32(h, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p + 1])));
-    }
-    return clip8_avx512(l, h);
-}
-
-/* Scratch of one thread: the planes (C x RB_MAX x pw bytes, zero past the
- * rows), the pairs (pw / 2 vectors) and the results (a 16-byte entry an
- * output sample, rounded up to 16 entries). */
+/* Scratch of one thread for blocks of rv rows: the planes (C x rv x pw
+ * bytes, zero past the rows), the pairs (pw / 2 entries of 4 rv bytes) and
+ * the results (an entry of rv bytes an output sample, rounded up to 16
+ * entries). */
 typedef struct {
-    uint8_t *planes, *res;
-    __m512i *x;
+    uint8_t *planes, *x, *res;
     size_t pw;
-} rows16_scratch;
+} rows_scratch;
 
-static void rows16_scratch_free(rows16_scratch *s)
+static void rows_scratch_free(rows_scratch *s)
 {
     free(s->planes);
-    free(s->res);
     free(s->x);
+    free(s->res);
 }
 
 /* 64-byte aligned and zeroed: n bytes rounded up to 64, or NULL. */
@@ -662,42 +616,125 @@ static void *zalloc64(size_t n)
     return memset(p, 0, n);
 }
 
-/* The scratch for rows iw pixels wide of C channels to ow pixels: 0, or -1
- * (out of memory, s freed). */
-static int rows16_scratch_init(rows16_scratch *s, int iw, int ow, int C)
+/* The scratch for blocks of rv rows iw pixels wide of C channels to ow
+ * pixels: 0, or -1 (out of memory, s freed). */
+static int rows_scratch_init(rows_scratch *s, int rv, int iw, int ow, int C)
 {
     s->pw = ((size_t)iw + 15) & ~(size_t)15;
-    s->planes = zalloc64((size_t)C * RB_MAX * s->pw);
-    s->x = zalloc64(s->pw / 2 * sizeof *s->x);
-    s->res = zalloc64((((size_t)ow * (size_t)C + 15) & ~(size_t)15) * 16);
+    s->planes = zalloc64((size_t)C * (size_t)rv * s->pw);
+    s->x = zalloc64(s->pw / 2 * 4 * (size_t)rv);
+    s->res = zalloc64((((size_t)ow * (size_t)C + 15) & ~(size_t)15) * (size_t)rv);
     if (!s->planes || !s->x || !s->res) {
-        rows16_scratch_free(s);
+        rows_scratch_free(s);
         return -1;
     }
     return 0;
 }
 
-/* The row pass of RB_MAX rows src[0..16) (iw x C bytes each; rows past the
+/* Row x's n pixels of C channels (a constant where inlined) as C planes
+ * cs bytes apart from p. */
+static inline __attribute__((always_inline)) void planes_of(const uint8_t *restrict x, int n,
+                                                             int C, uint8_t *restrict p, size_t cs)
+{
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < C; c++)
+            p[(size_t)c * cs + (size_t)i] = x[(size_t)i * (size_t)C + (size_t)c];
+}
+
+/* The planes of rows src[0..rv) (iw pixels of C channels) into s. */
+static inline __attribute__((always_inline)) void block_planes(const uint8_t *const *src, int rv,
+                                                                int iw, int C,
+                                                                const rows_scratch *s)
+{
+    const size_t pw = s->pw, cs = (size_t)rv * pw;
+    for (int r = 0; r < rv; r++)
+        switch (C) {
+        case 1: memcpy(s->planes + (size_t)r * pw, src[r], (size_t)iw); break;
+        case 2: planes_of(src[r], iw, 2, s->planes + (size_t)r * pw, cs); break;
+        case 3: planes_of(src[r], iw, 3, s->planes + (size_t)r * pw, cs); break;
+        default: planes_of(src[r], iw, 4, s->planes + (size_t)r * pw, cs); break;
+        }
+}
+
+/* The pairs of channel c's rv planes (rv 8 or 16) into s->x: pair q at
+ * s->x + 4 rv q, row r's two samples widened to 16 bits in its 32-bit lane. */
+GF_AVX2_FN static void pairs_of(const rows_scratch *s, int rv, int c)
+{
+    const size_t pw = s->pw;
+    const uint8_t *planes = s->planes + (size_t)c * (size_t)rv * pw;
+    for (size_t b = 0; b < pw; b += 16)  /* 8 pairs of each row */
+        for (int h = 0; h < rv / 8; h++) { /* rows 8h .. 8h + 7 */
+            __m128i v[8];
+            for (int r = 0; r < 8; r++)
+                v[r] = _mm_loadu_si128((const __m128i *)(const void *)(planes +
+                                                                      (size_t)(8 * h + r) * pw + b));
+            for (int k = 0; k < 3; k++)
+                SHUFFLE_ROUND(__m128i, 4, _mm_unpacklo_epi16, _mm_unpackhi_epi16, v);
+            /* v[q]: pair b / 2 + q of the 8 rows, a 16-bit word each */
+            for (int q = 0; q < 8; q++)
+                _mm256_store_si256(
+                    (__m256i *)(void *)(s->x + (b / 2 + (size_t)q) * 4 * (size_t)rv + 32 * (size_t)h),
+                    _mm256_cvtepu8_epi16(v[q]));
+        }
+}
+
+/* Pillow's 16 bytes clip8(2^21 + 2^11 h + l) of the 32-bit lanes of the
+ * planes' sums l and h. */
+AVX512_INLINE __m128i clip8_avx512(__m512i l, __m512i h)
+{
+    const __m512i ss = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h, 11), l),
+                                        _mm512_set1_epi32(1 << (GF_RESIZE_BITS - 1)));
+    return _mm512_cvtusepi32_epi8(
+        _mm512_max_epi32(_mm512_srai_epi32(ss, GF_RESIZE_BITS), _mm512_setzero_si512()));
+}
+
+/* (2^21 + 2^11 h + l) >> 22 of 8 lanes: -512..511, which packs keep. */
+AVX2_INLINE __m256i shift8_avx2(__m256i l, __m256i h)
+{
+    return _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h, 11), l),
+                                              _mm256_set1_epi32(1 << (GF_RESIZE_BITS - 1))),
+                             GF_RESIZE_BITS);
+}
+
+/* The 16 rows' sums of output i from its pairs x: their bytes (clipped). */
+AVX512_INLINE __m128i out16_avx512(const __m512i *x, const int32_t *w, int np)
+{
+    __m512i l = _mm512_setzero_si512(), h = l;
+    for (int p = 0; p < np; p++) {
+        l = _mm512_add_epi32(l, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p])));
+        h = _mm512_add_epi32(h, _mm512_madd_epi16(x[p], _mm512_set1_epi32(w[2 * p + 1])));
+    }
+    return clip8_avx512(l, h);
+}
+
+/* The 8 rows' sums of output i from its pairs x: their bytes (clipped), the
+ * low 8 of the result. */
+AVX2_INLINE __m128i out8_avx2(const __m256i *x, const int32_t *w, int np)
+{
+    __m256i l = _mm256_setzero_si256(), h = l;
+    for (int p = 0; p < np; p++) {
+        l = _mm256_add_epi32(l, _mm256_madd_epi16(x[p], _mm256_set1_epi32(w[2 * p])));
+        h = _mm256_add_epi32(h, _mm256_madd_epi16(x[p], _mm256_set1_epi32(w[2 * p + 1])));
+    }
+    const __m256i v = shift8_avx2(l, h), p16 = _mm256_packs_epi32(v, v);
+    const __m256i b = _mm256_packus_epi16(p16, p16); /* lane q: rows 4q .. 4q + 3, repeated */
+    return _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+}
+
+/* The row pass of 16 rows src[0..16) (iw x C bytes each; rows past the
  * image repeat its last) into dst[0..nr) (ow x C bytes each). */
 GF_AVX512_FN static void hblock8_avx512(const gf_resize_axis *a, const pair_axis *t, int C,
                                         const uint8_t *const *src, uint8_t *const *dst, int nr,
-                                        const rows16_scratch *s)
+                                        const rows_scratch *s)
 {
-    const int iw = a->in, ow = a->out;
-    const size_t pw = s->pw, no = (size_t)ow * (size_t)C;
-
-    for (int r = 0; r < RB_MAX; r++) /* the planes */
-        switch (C) {
-        case 1: memcpy(s->planes + (size_t)r * pw, src[r], (size_t)iw); break;
-        case 2: planes_avx512(src[r], iw, 2, s->planes + (size_t)r * pw, RB_MAX * pw); break;
-        case 3: planes_avx512(src[r], iw, 3, s->planes + (size_t)r * pw, RB_MAX * pw); break;
-        default: planes_avx512(src[r], iw, 4, s->planes + (size_t)r * pw, RB_MAX * pw); break;
-        }
+    const size_t no = (size_t)a->out * (size_t)C;
+    block_planes(src, 16, a->in, C, s);
     for (int c = 0; c < C; c++) {
-        pairs_avx512(s->planes + (size_t)c * RB_MAX * pw, pw, s->x);
-        for (int i = 0; i < ow; i++)
+        pairs_of(s, 16, c);
+        for (int i = 0; i < a->out; i++)
             _mm_store_si128((__m128i *)(void *)(s->res + ((size_t)i * (size_t)C + (size_t)c) * 16),
-                            out16_avx512(s->x + t->q0[i], t->w + (size_t)i * t->kp * 2, t->np[i]));
+                            out16_avx512((const __m512i *)(const void *)s->x + t->q0[i],
+                                         t->w + (size_t)i * t->kp * 2, t->np[i]));
     }
     for (size_t j = 0; j < no; j += 16) { /* back into the rows, 16 samples at a time */
         __m128i v[16];
@@ -710,16 +747,52 @@ GF_AVX512_FN static void hblock8_avx512(const gf_resize_axis *a, const pair_axis
             _mm_mask_storeu_epi8(dst[r] + j, mk, v[r]);
     }
 }
-#endif
+
+/* The same for 8 rows on AVX2; the results back 8 x 8 bytes at a time, the
+ * last samples (below 8) one by one. */
+GF_AVX2_FN static void hblock8_avx2(const gf_resize_axis *a, const pair_axis *t, int C,
+                                    const uint8_t *const *src, uint8_t *const *dst, int nr,
+                                    const rows_scratch *s)
+{
+    const size_t no = (size_t)a->out * (size_t)C;
+    size_t j = 0;
+    block_planes(src, 8, a->in, C, s);
+    for (int c = 0; c < C; c++) {
+        pairs_of(s, 8, c);
+        for (int i = 0; i < a->out; i++)
+            _mm_storel_epi64((__m128i *)(void *)(s->res + ((size_t)i * (size_t)C + (size_t)c) * 8),
+                             out8_avx2((const __m256i *)(const void *)s->x + t->q0[i],
+                                       t->w + (size_t)i * t->kp * 2, t->np[i]));
+    }
+    for (; j + 8 <= no; j += 8) {
+        __m128i e[8], v[4];
+        for (int k = 0; k < 8; k++)
+            e[k] = _mm_loadl_epi64((const __m128i *)(const void *)(s->res + (j + (size_t)k) * 8));
+        for (int k = 0; k < 4; k++) /* sample pairs: rows r a 16-bit word each */
+            e[k] = _mm_unpacklo_epi8(e[2 * k], e[2 * k + 1]);
+        v[0] = _mm_unpacklo_epi16(e[0], e[1]); /* rows 0-3 of samples 0-3 */
+        v[1] = _mm_unpackhi_epi16(e[0], e[1]); /* rows 4-7 of samples 0-3 */
+        v[2] = _mm_unpacklo_epi16(e[2], e[3]); /* rows 0-3 of samples 4-7 */
+        v[3] = _mm_unpackhi_epi16(e[2], e[3]);
+        e[0] = _mm_unpacklo_epi32(v[0], v[2]); /* rows 0, 1 */
+        e[1] = _mm_unpackhi_epi32(v[0], v[2]); /* rows 2, 3 */
+        e[2] = _mm_unpacklo_epi32(v[1], v[3]);
+        e[3] = _mm_unpackhi_epi32(v[1], v[3]);
+        for (int r = 0; r < nr; r++)
+            _mm_storel_epi64((__m128i *)(void *)(dst[r] + j),
+                             r & 1 ? _mm_unpackhi_epi64(e[r / 2], e[r / 2]) : e[r / 2]);
+    }
+    for (; j < no; j++)
+        for (int r = 0; r < nr; r++)
+            dst[r][j] = s->res[j * 8 + (size_t)r];
+}
 
 /* The column pass of one output row at 8 bits on AVX-512: n samples from
- * rows[0..count) with the 22-bit weights k, into dst. The rows two at a
- * time as for the row pass: their samples widened to 16 bits and
- * interleaved (row j, row j + 1) in 32-bit lanes, one vpmaddwd a weight
- * plane (l, h) of 16 samples; 32 samples a step in four vectors of sums,
- * whose lanes the interleaving leaves in groups of four (samples 8q .. 8q +
- * 3 of the 32 in lane q of the first, 8q + 4 .. 8q + 7 of the second), put
- * back in order by the bytes' 32-bit interleaving. */
+ * rows[0..count) with the 22-bit weights k, into dst; wp: count + 1 weights
+ * of scratch. 32 samples a step in four vectors of sums, whose lanes the
+ * interleaving leaves in groups of four (samples 8q .. 8q + 3 of the 32 in
+ * lane q of the first, 8q + 4 .. 8q + 7 of the second), put back in order
+ * by the bytes' 32-bit interleaving. */
 GF_AVX512_FN static void col8_avx512(const uint8_t *const *rows, const int32_t *k, int count,
                                      int n, int32_t *restrict wp, uint8_t *restrict dst)
 {
@@ -748,9 +821,52 @@ GF_AVX512_FN static void col8_avx512(const uint8_t *const *rows, const int32_t *
     }
 }
 
-int gf_resize_avx512(void)
+/* The same on AVX2, 16 samples a step (lane q of the two vectors of sums:
+ * samples 8q .. 8q + 3 and 8q + 4 .. 8q + 7, which packs put in order); the
+ * last samples (below 16) one by one. */
+GF_AVX2_FN static void col8_avx2(const uint8_t *const *rows, const int32_t *k, int count, int n,
+                                 int32_t *restrict wp, uint8_t *restrict dst)
 {
-    return GF_AVX512 && gf_resize_simd && gf_cpu_avx512();
+    const __m256i zero = _mm256_setzero_si256();
+    const int np = (count + 1) / 2;
+    int x0 = 0;
+    for (int p = 0; p < np; p++)
+        split_pair(k[2 * p], 2 * p + 1 < count ? k[2 * p + 1] : 0, wp + 2 * p, wp + 2 * p + 1);
+    for (; x0 + 16 <= n; x0 += 16) {
+        __m256i l0 = zero, h0 = zero, l1 = zero, h1 = zero;
+        for (int p = 0; p < np; p++) {
+            const uint8_t *rb = rows[2 * p + 1 < count ? 2 * p + 1 : 2 * p];
+            const __m256i wl = _mm256_set1_epi32(wp[2 * p]), wh = _mm256_set1_epi32(wp[2 * p + 1]);
+            const __m256i a = _mm256_cvtepu8_epi16(
+                _mm_loadu_si128((const __m128i *)(const void *)(rows[2 * p] + x0)));
+            const __m256i b =
+                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(rb + x0)));
+            const __m256i p0 = _mm256_unpacklo_epi16(a, b), p1 = _mm256_unpackhi_epi16(a, b);
+            l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(p0, wl));
+            h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(p0, wh));
+            l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(p1, wl));
+            h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(p1, wh));
+        }
+        const __m256i p16 = _mm256_packs_epi32(shift8_avx2(l0, h0), shift8_avx2(l1, h1));
+        const __m256i b = _mm256_packus_epi16(p16, p16);
+        _mm_storeu_si128((__m128i *)(void *)(dst + x0),
+                         _mm_unpacklo_epi64(_mm256_castsi256_si128(b),
+                                            _mm256_extracti128_si256(b, 1)));
+    }
+    for (int x = x0; x < n; x++) {
+        int32_t a = 1 << (GF_RESIZE_BITS - 1);
+        for (int j = 0; j < count; j++)
+            a += rows[j][x] * k[j];
+        dst[x] = (uint8_t)gf_resize_clip8(a);
+    }
+}
+#endif
+
+int gf_resize_level(void)
+{
+    if (GF_X86 && gf_resize_simd >= 2 && gf_cpu_avx512())
+        return 2;
+    return GF_X86 && gf_resize_simd >= 1 && gf_cpu_avx2();
 }
 
 /* Divides the colour of n pixels back by their alpha (the last channel). */
@@ -788,10 +904,11 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 
     /* the row pass (or the premultiplying alone), rb rows at a time */
     if (need_h || (need_v && alpha >= 0)) {
-        const int simd = w8 && need_h && gf_resize_avx512(), rb = simd ? RB_MAX : RB;
+        /* the vector path: 2 AVX-512, 1 AVX2, 0 the portable one */
+        const int simd = w8 && need_h ? gf_resize_level() : 0, rb = simd == 2 ? RB_MAX : RB;
         const int blocks = (in->height + rb - 1) / rb;
         const size_t n = (size_t)iw * C;
-#if GF_AVX512
+#if GF_X86
         pair_axis pa = {0};
         if (simd && (rc = pair_axis_init(&pa, &ax)))
             goto out;
@@ -800,9 +917,9 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
         {
             uint8_t *pm = alpha >= 0 ? malloc(n * rb) : NULL;
             void *t = need_h && !simd ? malloc(n * RB * (w8 ? 1 : 2)) : NULL;
-#if GF_AVX512
-            rows16_scratch sc = {0};
-            if (simd && rows16_scratch_init(&sc, iw, ow, C))
+#if GF_X86
+            rows_scratch sc = {0};
+            if (simd && rows_scratch_init(&sc, rb, iw, ow, C))
                 failed = 1;
 #endif
             if ((alpha >= 0 && !pm) || (need_h && !simd && !t))
@@ -827,12 +944,13 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                     for (int r = 0; r < nr; r++)
                         memcpy(dst[r], src[r], n);
                 } else if (w8) {
-#if GF_AVX512
+#if GF_X86
                     if (simd) {
-                        for (int r = nr; r < RB_MAX; r++)
+                        for (int r = nr; r < rb; r++)
                             src[r] = src[nr - 1];
-                        hblock8_avx512(&ax, &pa, C, (const uint8_t *const *)src,
-                                       (uint8_t *const *)dst, nr, &sc);
+                        (simd == 2 ? hblock8_avx512 : hblock8_avx2)(
+                            &ax, &pa, C, (const uint8_t *const *)src, (uint8_t *const *)dst, nr,
+                            &sc);
                     } else
 #endif
                     {
@@ -849,11 +967,11 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
             }
             free(pm);
             free(t);
-#if GF_AVX512
-            rows16_scratch_free(&sc);
+#if GF_X86
+            rows_scratch_free(&sc);
 #endif
         }
-#if GF_AVX512
+#if GF_X86
         pair_axis_free(&pa);
 #endif
         if (failed) {
@@ -864,8 +982,9 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 
     /* the column pass */
     if (need_v) {
-        const int n = ow * C, simd = w8 && gf_resize_avx512();
+        const int n = ow * C, simd = w8 ? gf_resize_level() : 0;
         const unsigned char *base = tmp ? tmp : in->data;
+        (void)simd; /* without GF_X86 */
         const size_t bstride = tmp ? tstride : in->stride;
 #pragma omp parallel reduction(| : failed) if (GF_PARALLEL(ow, out->height))
         {
@@ -883,9 +1002,9 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                 for (int j = 0; j < ay.count[y]; j++)
                     rows[j] = base + (size_t)(ay.first[y] + j) * bstride;
                 if (w8) {
-#if GF_AVX512
+#if GF_X86
                     if (simd)
-                        col8_avx512((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
+                        (simd == 2 ? col8_avx512 : col8_avx2)((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
                                     ay.count[y], n, acc, dst);
                     else
 #endif
@@ -956,8 +1075,8 @@ static int resize_unchanged(const gf_stage *s, const gf_shape *in)
  * t) and O = rx ry (output samples a source sample), rx and ry the axes'
  * output / input; a, b and c fitted to one thread of the development
  * machine (Zen 4) on shrinks to 1/8 and enlargements to 4x, within 40%
- * (docs/benchmarks.md, 2026-12-08): 8 bits on AVX-512, 8 bits portable,
- * 16 bits. */
+ * (docs/benchmarks.md, 2026-12-08): 8 bits on AVX-512 or AVX2, 8 bits
+ * portable, 16 bits. */
 static double resize_cost(const gf_stage *s, const gf_shape *in)
 {
     const gf_resize_params *p = GF_CPARAMS(s, gf_resize_params);
@@ -969,7 +1088,7 @@ static double resize_cost(const gf_stage *s, const gf_shape *in)
     const double R = (rx > 1.0 ? rx : 1.0) + rx * (ry > 1.0 ? ry : 1.0), O = rx * ry;
     if (in->bits != 8)
         return 0.3 + 0.23 * t * R + 0.05 * O;
-    if (gf_resize_avx512())
+    if (gf_resize_level()) /* AVX-512 or AVX2: the same within the machine's noise on Zen 4 */
         return 0.15 + 0.028 * t * R + 0.34 * O;
     return 0.38 + 0.069 * t * R + 0.34 * O;
 }

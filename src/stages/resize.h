@@ -136,14 +136,15 @@ void gf_resize_set_size(gf_stage *s, int w, int h);
  * time. Errors: GF_EINTERNAL (out of memory, a shape mismatch). */
 int gf_resize_gold(const gf_stage *s, const gf_image *in, gf_image *out);
 
-/* 1 (the default): the CPU path's 8-bit row pass takes AVX-512 (resize.c)
- * where the CPU has it; 0: the portable pass everywhere. Read when a resize
- * runs; tests set it to run both. */
+/* The widest vector path the CPU path's 8-bit passes may take (resize.c):
+ * 2 (the default) AVX-512 where the CPU has it, else AVX2; 1 AVX2 at most;
+ * 0 the portable passes. Read when a resize runs; tests set it to run each
+ * path. */
 extern int gf_resize_simd;
 
-/* 1 when the 8-bit row pass takes AVX-512: gf_resize_simd is 1 and the CPU
- * has AVX-512 F, BW, DQ and VL (gf_cpu_avx512); else 0. */
-int gf_resize_avx512(void);
+/* The 8-bit passes' path now, by gf_resize_simd and the CPU (gf_cpu_avx512,
+ * gf_cpu_avx2): 2 AVX-512, 1 AVX2, 0 portable. */
+int gf_resize_level(void);
 
 /* CUDA launchers (cuda/resize.cu), as gf_launch_fn, every layout. The
  * weights of a geometry are computed on the host once and kept on the

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if GF_AVX512
+#if GF_X86
 #include <immintrin.h>
 #endif
 
@@ -72,7 +72,7 @@ typedef struct unsharp_ctx {
 COL_RULE(col_8, uint8_t)
 COL_RULE(col_16, uint16_t)
 
-#if GF_AVX512
+#if GF_X86
 #define AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 /* gf_unsharp_sample of n 8-bit samples x with blurred g into o, on AVX-512
@@ -129,7 +129,7 @@ int gf_unsharp_cpu(const gf_image *in, gf_image *out, const gf_unsharp_params *p
     u.amount = p->amount;
     u.threshold = p->threshold;
     r.col = in->bits == 16 ? col_16 : col_8;
-#if GF_AVX512
+#if GF_X86
     if (in->bits == 8 && gf_gauss_avx512())
         r.col = col_8_avx512;
 #endif

@@ -2,8 +2,8 @@
  * sources lie in the image, its 8-bit weights sum to one in fixed point
  * (within the rounding of each), nearest's indices are Pillow's; the
  * premultiply helpers against their definitions over every input; the
- * CPU path at 8 bits, AVX-512 and portable, against the gold on shapes that
- * reach each of its corners. The samples themselves are checked against
+ * CPU path at 8 bits, AVX-512, AVX2 and portable, against the gold on shapes
+ * that reach each of its corners. The samples themselves are checked against
  * Pillow by tests/cli/resize.bats, and the CPU path against the gold on
  * every stage's sizes by test_stages. */
 #include "common.h"
@@ -66,6 +66,8 @@ static void test_premultiply(void **state)
     assert_int_equal(gf_resize_round(-2.4999), -2);
 }
 
+static const char *const paths[] = {"portable", "AVX2", "AVX-512"};
+
 /* in -> WxH! with filter f by the gold and by the CPU path (output poisoned
  * first): the same bytes. */
 static void check_cpu(const gf_image *in, int w, int h, gf_resize_filter f)
@@ -87,15 +89,15 @@ static void check_cpu(const gf_image *in, int w, int h, gf_resize_filter f)
     if (gf_image_diff(&gold, &fast, &x, &y, &c))
         fail_msg("%s %dx%d %s -> %dx%d (%s path): differs at (%d, %d) channel %d: %u, gold %u",
                  gf_layout_name(in->channels, in->bits), in->width, in->height,
-                 gf_resize_filter_names[f], w, h, gf_resize_avx512() ? "AVX-512" : "portable", x,
+                 gf_resize_filter_names[f], w, h, paths[gf_resize_level()], x,
                  y, c, gf_sample(&fast, x, y, c), gf_sample(&gold, x, y, c));
     gf_image_free(&gold);
     gf_image_free(&fast);
 }
 
-/* The 8-bit CPU path on both of its row and column passes (AVX-512 where
- * the CPU has it, then the portable one) against the gold: heights on
- * either side of its blocks of 16 rows, odd and even widths (an output's
+/* The 8-bit CPU path's row and column passes (AVX-512 and AVX2 where the
+ * CPU has them, then the portable ones) against the gold: heights on either
+ * side of the blocks of 16 and 8 rows, odd and even widths (an output's
  * first source odd or even), shrinks by up to 700 (thousands of taps, whose
  * sums pass 2^31 in one weight plane), enlargements and one-axis resizes,
  * every layout, every filter. */
@@ -107,10 +109,13 @@ static void test_cpu_paths(void **state)
         {211, 35, 60, 70}, {97, 161, 97, 40}, {64, 64, 64, 200}, {301, 17, 77, 17},
     };
     (void)state;
-    for (int simd = 1; simd >= 0; simd--) {
+    char ran[64] = "";
+    for (int simd = 2; simd >= 0; simd--) {
         gf_resize_simd = simd;
-        if (simd && !gf_resize_avx512())
-            continue;
+        if (gf_resize_level() != simd)
+            continue; /* the CPU lacks it */
+        strcat(ran, paths[simd]);
+        strcat(ran, simd ? ", " : "");
         for (size_t z = 0; z < sizeof shapes / sizeof shapes[0]; z++)
             for (int l = 0; l < 4; l++) {
                 gf_image in;
@@ -128,9 +133,8 @@ static void test_cpu_paths(void **state)
             gf_image_free(&in);
         }
     }
-    gf_resize_simd = 1;
-    print_message("8-bit CPU path: %s\n",
-                  gf_resize_avx512() ? "AVX-512, then the portable one" : "portable (no AVX-512 here)");
+    gf_resize_simd = 2;
+    print_message("8-bit CPU paths run: %s\n", ran);
 }
 
 int main(void)
