@@ -664,17 +664,17 @@ GF_AVX2_FN static void pairs_of(const rows_scratch *s, int rv, int c)
     const uint8_t *planes = s->planes + (size_t)c * (size_t)rv * pw;
     for (size_t b = 0; b < pw; b += 16)  /* 8 pairs of each row */
         for (int h = 0; h < rv / 8; h++) { /* rows 8h .. 8h + 7 */
+            const uint8_t *p = planes + (size_t)(8 * h) * pw + b;
+            uint8_t *x = s->x + b / 2 * 4 * (size_t)rv + 32 * (size_t)h;
             __m128i v[8];
             for (int r = 0; r < 8; r++)
-                v[r] = _mm_loadu_si128((const __m128i *)(const void *)(planes +
-                                                                      (size_t)(8 * h + r) * pw + b));
+                v[r] = _mm_loadu_si128((const __m128i *)(const void *)(p + (size_t)r * pw));
             for (int k = 0; k < 3; k++)
                 SHUFFLE_ROUND(__m128i, 4, _mm_unpacklo_epi16, _mm_unpackhi_epi16, v);
             /* v[q]: pair b / 2 + q of the 8 rows, a 16-bit word each */
             for (int q = 0; q < 8; q++)
-                _mm256_store_si256(
-                    (__m256i *)(void *)(s->x + (b / 2 + (size_t)q) * 4 * (size_t)rv + 32 * (size_t)h),
-                    _mm256_cvtepu8_epi16(v[q]));
+                _mm256_store_si256((__m256i *)(void *)(x + (size_t)q * 4 * (size_t)rv),
+                                   _mm256_cvtepu8_epi16(v[q]));
         }
 }
 
@@ -989,9 +989,9 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 #pragma omp parallel reduction(| : failed) if (GF_PARALLEL(ow, out->height))
         {
             const void **rows = malloc((size_t)ay.ksize * sizeof *rows);
-            /* the 16-bit sums, or the AVX-512 pass's weights (two a pair of taps) */
-            void *acc = malloc(((size_t)n > (size_t)ay.ksize + 2 ? (size_t)n : (size_t)ay.ksize + 2) *
-                               (w8 ? sizeof(int32_t) : sizeof(double)));
+            /* the 16-bit sums, or the vector passes' weights (two a pair of taps) */
+            const size_t na = (size_t)n > (size_t)ay.ksize + 2 ? (size_t)n : (size_t)ay.ksize + 2;
+            void *acc = malloc(na * (w8 ? sizeof(int32_t) : sizeof(double)));
             if (!rows || !acc)
                 failed = 1;
 #pragma omp for schedule(static)
@@ -1004,8 +1004,9 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                 if (w8) {
 #if GF_X86
                     if (simd)
-                        (simd == 2 ? col8_avx512 : col8_avx2)((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
-                                    ay.count[y], n, acc, dst);
+                        (simd == 2 ? col8_avx512 : col8_avx2)(
+                            (const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
+                            ay.count[y], n, acc, dst);
                     else
 #endif
                         col8((const uint8_t *const *)rows, ay.k8 + (size_t)y * ay.ksize,
