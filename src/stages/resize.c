@@ -395,7 +395,6 @@ static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *
         }                                                                                     \
     }
 INTERLEAVE(uint8_t)
-INTERLEAVE(uint16_t)
 
 /* The row pass of a block at 8 bits: t (interleaved, a->in x C samples a
  * row) -> dst[0..nr) (a->out x C bytes each). */
@@ -420,36 +419,76 @@ GF_CLONES static void hblock8(const gf_resize_axis *a, const uint8_t *restrict t
     }
 }
 
-/* The same at 16 bits: double sums, rounded to Pillow's integers (int32
- * rows of the row pass's result) or, with no column pass, clamped to the
- * output's samples. */
-GF_CLONES static void hblock16(const gf_resize_axis *a, const uint16_t *restrict t, int C,
-                               unsigned char *const *dst, int nr, int final)
+/* Interleaves rows[0..nr) (nr <= RB) of n 16-bit samples into t as
+ * doubles (exact): t[i * RB + r] = rows[r][i], the rows past nr repeating
+ * the last; each sample converted once, its RB rows stored together. */
+GF_CLONES static void interleave_f64(const uint16_t *const *rows, int nr, size_t n,
+                                     double *restrict t)
 {
-    for (int i = 0; i < a->out; i++) {
-        const double *k = a->k + (size_t)i * a->ksize;
-        const int n = a->count[i];
-        for (int c = 0; c < C; c++) {
-            const uint16_t *s = t + ((size_t)a->first[i] * C + c) * RB;
-            double acc[RB];
-            for (int r = 0; r < RB; r++)
-                acc[r] = 0.0;
-            for (int j = 0; j < n; j++) {
-                const uint16_t *restrict q = s + (size_t)j * C * RB;
-                const double w = k[j];
-                for (int r = 0; r < RB; r++)
-                    acc[r] += (double)q[r] * w;
-            }
-            for (int r = 0; r < nr; r++) {
-                const int32_t v = gf_resize_round(acc[r]);
-                if (final)
-                    ((uint16_t *)(void *)dst[r])[(size_t)i * C + c] = (uint16_t)gf_resize_clip16(v);
-                else
-                    ((int32_t *)(void *)dst[r])[(size_t)i * C + c] = v;
-            }
-        }
-    }
+    const uint16_t *s[RB];
+    for (int r = 0; r < RB; r++)
+        s[r] = rows[r < nr ? r : nr - 1];
+    for (size_t i = 0; i < n; i++)
+        for (int r = 0; r < RB; r++)
+            t[i * RB + r] = s[r][i];
 }
+
+/* Output i's C x RB double sums acc to Pillow's integers (int32 rows of the
+ * row pass's result) or, when final (no column pass), clamped to the
+ * output's samples, in dst[0..nr). */
+static void store16(unsigned char *const *dst, int nr, int final, int i, int C,
+                    const double *acc)
+{
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < nr; r++) {
+            const int32_t v = gf_resize_round(acc[c * RB + r]);
+            if (final)
+                ((uint16_t *)(void *)dst[r])[(size_t)i * C + c] = (uint16_t)gf_resize_clip16(v);
+            else
+                ((int32_t *)(void *)dst[r])[(size_t)i * C + c] = v;
+        }
+}
+
+/* The row pass of a block at 16 bits: t (interleave_f64, a->in x CC samples
+ * a row) -> dst[0..nr), each sum in double in the gold's order (a product,
+ * then an add, tap by tap). Two outputs at a time, each channel's RB sums a
+ * chain of its own, so that 2 CC chains of adds overlap. */
+#define ACC16(CC, acc, s, j, w)                                                               \
+    for (int c = 0; c < (CC); c++)                                                            \
+        for (int r = 0; r < RB; r++)                                                          \
+            acc[c][r] += (s)[((size_t)(j) * (CC) + (size_t)c) * RB + (size_t)r] * (w)
+#define HBLOCK16(CC)                                                                          \
+    GF_CLONES static void hblock16_##CC(const gf_resize_axis *a, const double *restrict t,    \
+                                        unsigned char *const *dst, int nr, int final)         \
+    {                                                                                         \
+        for (int i = 0; i < a->out; i += 2) {                                                 \
+            const int two = i + 1 < a->out;                                                   \
+            const double *k0 = a->k + (size_t)i * a->ksize, *k1 = two ? k0 + a->ksize : k0;      \
+            const double *s0 = t + (size_t)a->first[i] * (CC) * RB;                           \
+            const double *s1 = two ? t + (size_t)a->first[i + 1] * (CC) * RB : s0;            \
+            const int n0 = a->count[i], n1 = two ? a->count[i + 1] : 0;                       \
+            double acc0[CC][RB] = {{0}}, acc1[CC][RB] = {{0}};                                \
+            int j = 0;                                                                        \
+            for (; j < n0 && j < n1; j++) {                                                   \
+                ACC16(CC, acc0, s0, j, k0[j]);                                                \
+                ACC16(CC, acc1, s1, j, k1[j]);                                                \
+            }                                                                                 \
+            for (int j0 = j; j0 < n0; j0++)                                                   \
+                ACC16(CC, acc0, s0, j0, k0[j0]);                                              \
+            for (int j1 = j; j1 < n1; j1++)                                                   \
+                ACC16(CC, acc1, s1, j1, k1[j1]);                                              \
+            store16(dst, nr, final, i, CC, &acc0[0][0]);                                      \
+            if (two)                                                                          \
+                store16(dst, nr, final, i + 1, CC, &acc1[0][0]);                              \
+        }                                                                                     \
+    }
+HBLOCK16(1)
+HBLOCK16(2)
+HBLOCK16(3)
+HBLOCK16(4)
+static void (*const hblock16[GF_MAX_CHANNELS])(const gf_resize_axis *, const double *,
+                                               unsigned char *const *, int, int) = {
+    hblock16_1, hblock16_2, hblock16_3, hblock16_4};
 
 /* The column pass of one output row, 8 bits: n samples from the rows
  * rows[0..count) with weights k, into dst. acc: n sums of scratch. */
@@ -916,7 +955,7 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
 #pragma omp parallel reduction(| : failed) if (GF_PARALLEL(iw, in->height))
         {
             uint8_t *pm = alpha >= 0 ? malloc(n * rb) : NULL;
-            void *t = need_h && !simd ? malloc(n * RB * (w8 ? 1 : 2)) : NULL;
+            void *t = need_h && !simd ? malloc(n * RB * (w8 ? 1 : sizeof(double))) : NULL;
 #if GF_X86
             rows_scratch sc = {0};
             if (simd && rows_scratch_init(&sc, rb, iw, ow, C))
@@ -961,8 +1000,8 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                         for (int r = 0; r < nr; r++)
                             unpremul_row(dst[r], ow, C);
                 } else {
-                    interleave_uint16_t((const uint16_t *const *)(const void *)src, nr, n, t);
-                    hblock16(&ax, t, C, dst, nr, !need_v);
+                    interleave_f64((const uint16_t *const *)(const void *)src, nr, n, t);
+                    hblock16[C - 1](&ax, t, dst, nr, !need_v);
                 }
             }
             free(pm);
@@ -1087,8 +1126,8 @@ static double resize_cost(const gf_stage *s, const gf_shape *in)
     const double rx = (double)ow / in->width, ry = (double)oh / in->height;
     const double t = 2.0 * filters[p->filter].support;
     const double R = (rx > 1.0 ? rx : 1.0) + rx * (ry > 1.0 ? ry : 1.0), O = rx * ry;
-    if (in->bits != 8)
-        return 0.3 + 0.23 * t * R + 0.05 * O;
+    if (in->bits != 8) /* gray keeps two chains of adds in flight, colour 2C */
+        return 0.1 + 0.065 * t * R * (in->channels == 1 ? 2.5 : 1.0) + 0.5 * O;
     switch (gf_resize_level()) {
     case 2: return 0.15 + 0.028 * t * R + 0.34 * O; /* AVX-512 */
     case 1: return 0.2 + 0.04 * t * R + 0.34 * O;   /* AVX2 */

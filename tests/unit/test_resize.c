@@ -2,8 +2,8 @@
  * sources lie in the image, its 8-bit weights sum to one in fixed point
  * (within the rounding of each), nearest's indices are Pillow's; the
  * premultiply helpers against their definitions over every input; the
- * CPU path at 8 bits, AVX-512, AVX2 and portable, against the gold on shapes
- * that reach each of its corners. The samples themselves are checked against
+ * CPU path (at 8 bits AVX-512, AVX2 and portable; 16 bits) against the gold
+ * on shapes that reach each of its corners. The samples themselves are checked against
  * Pillow by tests/cli/resize.bats, and the CPU path against the gold on
  * every stage's sizes by test_stages. */
 #include "common.h"
@@ -89,8 +89,9 @@ static void check_cpu(const gf_image *in, int w, int h, gf_resize_filter f)
     if (gf_image_diff(&gold, &fast, &x, &y, &c))
         fail_msg("%s %dx%d %s -> %dx%d (%s path): differs at (%d, %d) channel %d: %u, gold %u",
                  gf_layout_name(in->channels, in->bits), in->width, in->height,
-                 gf_resize_filter_names[f], w, h, paths[gf_resize_level()], x,
-                 y, c, gf_sample(&fast, x, y, c), gf_sample(&gold, x, y, c));
+                 gf_resize_filter_names[f], w, h,
+                 in->bits == 8 ? paths[gf_resize_level()] : "16-bit", x, y, c,
+                 gf_sample(&fast, x, y, c), gf_sample(&gold, x, y, c));
     gf_image_free(&gold);
     gf_image_free(&fast);
 }
@@ -100,7 +101,8 @@ static void check_cpu(const gf_image *in, int w, int h, gf_resize_filter f)
  * side of the blocks of 16 and 8 rows, odd and even widths (an output's
  * first source odd or even), shrinks by up to 700 (thousands of taps, whose
  * sums pass 2^31 in one weight plane), enlargements and one-axis resizes,
- * every layout, every filter. */
+ * every layout (16 bits: odd output counts, outputs of unequal taps), every
+ * filter. */
 static void test_cpu_paths(void **state)
 {
     static const int shapes[][4] = {
@@ -117,9 +119,10 @@ static void test_cpu_paths(void **state)
         strcat(ran, paths[simd]);
         strcat(ran, simd ? ", " : "");
         for (size_t z = 0; z < sizeof shapes / sizeof shapes[0]; z++)
-            for (int l = 0; l < 4; l++) {
+            for (int l = 0; l < 8; l++) { /* 16 bits too: their passes pair outputs */
                 gf_image in;
-                random_layout(&in, shapes[z][0], shapes[z][1], l + 1, 8);
+                random_layout(&in, shapes[z][0], shapes[z][1], test_layouts[l][0],
+                              test_layouts[l][1]);
                 for (int f = 1; f < GF_FILTER_COUNT; f++) /* nearest has no passes */
                     check_cpu(&in, shapes[z][2], shapes[z][3], (gf_resize_filter)f);
                 gf_image_free(&in);
@@ -127,7 +130,7 @@ static void test_cpu_paths(void **state)
         for (int t = 0; t < 40; t++) { /* and random shapes */
             gf_image in;
             const int iw = 1 + (int)(test_rand() % 700), ih = 1 + (int)(test_rand() % 90);
-            random_layout(&in, iw, ih, 1 + (int)(test_rand() % 4), 8);
+            random_layout(&in, iw, ih, 1 + (int)(test_rand() % 4), t % 4 ? 8 : 16);
             check_cpu(&in, 1 + (int)(test_rand() % 400), 1 + (int)(test_rand() % 120),
                       (gf_resize_filter)(1 + test_rand() % (GF_FILTER_COUNT - 1)));
             gf_image_free(&in);
