@@ -3,9 +3,9 @@
  * (within the rounding of each), nearest's indices are Pillow's; the
  * premultiply helpers against their definitions over every input; the
  * CPU path (at 8 bits AVX-512, AVX2 and portable; 16 bits) against the gold
- * on shapes that reach each of its corners. The samples themselves are checked against
- * Pillow by tests/cli/resize.bats, and the CPU path against the gold on
- * every stage's sizes by test_stages. */
+ * on shapes that reach each of its corners. The samples themselves are
+ * checked against Pillow by tests/cli/resize.bats, and the CPU path against
+ * the gold on every stage's sizes by test_stages. */
 #include "common.h"
 
 #include <math.h>
