@@ -383,18 +383,22 @@ static inline __attribute__((always_inline)) void store_clip8(i32x8 a, uint8_t *
 #define RB 8
 #define RB_MAX 16 /* rows a block of the AVX-512 row pass (below); AVX2 takes RB */
 
-/* Interleaves rows[0..nr) (nr <= RB) of n samples of T into t:
- * t[i * RB + r] = rows[r][i]; the rows past nr repeat the last. */
-#define INTERLEAVE(T)                                                                         \
-    static void interleave_##T(const T *const *rows, int nr, size_t n, T *restrict t)         \
+/* Interleaves rows[0..nr) (nr <= RB) of n samples of S into t as D:
+ * t[i * RB + r] = rows[r][i], the rows past nr repeating the last; a
+ * sample's RB rows stored together (the 16-bit rows as doubles, exact, each
+ * sample converted once). */
+#define INTERLEAVE(NAME, S, D)                                                                \
+    GF_CLONES static void NAME(const S *const *rows, int nr, size_t n, D *restrict t)         \
     {                                                                                         \
-        for (int r = 0; r < RB; r++) {                                                        \
-            const T *src = rows[r < nr ? r : nr - 1];                                         \
-            for (size_t i = 0; i < n; i++)                                                    \
-                t[i * RB + r] = src[i];                                                       \
-        }                                                                                     \
+        const S *s[RB];                                                                       \
+        for (int r = 0; r < RB; r++)                                                          \
+            s[r] = rows[r < nr ? r : nr - 1];                                                 \
+        for (size_t i = 0; i < n; i++)                                                        \
+            for (int r = 0; r < RB; r++)                                                      \
+                t[i * RB + r] = (D)s[r][i];                                                   \
     }
-INTERLEAVE(uint8_t)
+INTERLEAVE(interleave_u8, uint8_t, uint8_t)
+INTERLEAVE(interleave_f64, uint16_t, double)
 
 /* The row pass of a block at 8 bits: t (interleaved, a->in x C samples a
  * row) -> dst[0..nr) (a->out x C bytes each). */
@@ -417,20 +421,6 @@ GF_CLONES static void hblock8(const gf_resize_axis *a, const uint8_t *restrict t
                 dst[r][(size_t)i * C + c] = out[r];
         }
     }
-}
-
-/* Interleaves rows[0..nr) (nr <= RB) of n 16-bit samples into t as
- * doubles (exact): t[i * RB + r] = rows[r][i], the rows past nr repeating
- * the last; each sample converted once, its RB rows stored together. */
-GF_CLONES static void interleave_f64(const uint16_t *const *rows, int nr, size_t n,
-                                     double *restrict t)
-{
-    const uint16_t *s[RB];
-    for (int r = 0; r < RB; r++)
-        s[r] = rows[r < nr ? r : nr - 1];
-    for (size_t i = 0; i < n; i++)
-        for (int r = 0; r < RB; r++)
-            t[i * RB + r] = s[r][i];
 }
 
 /* Output i's C x RB double sums acc to Pillow's integers (int32 rows of the
@@ -463,7 +453,8 @@ static void store16(unsigned char *const *dst, int nr, int final, int i, int C,
     {                                                                                         \
         for (int i = 0; i < a->out; i += 2) {                                                 \
             const int two = i + 1 < a->out;                                                   \
-            const double *k0 = a->k + (size_t)i * a->ksize, *k1 = two ? k0 + a->ksize : k0;      \
+            const double *k0 = a->k + (size_t)i * a->ksize;                                   \
+            const double *k1 = two ? k0 + a->ksize : k0;                                      \
             const double *s0 = t + (size_t)a->first[i] * (CC) * RB;                           \
             const double *s1 = two ? t + (size_t)a->first[i + 1] * (CC) * RB : s0;            \
             const int n0 = a->count[i], n1 = two ? a->count[i + 1] : 0;                       \
@@ -993,7 +984,7 @@ static int resize_cpu(const gf_stage *s, const gf_image *in, gf_image *out)
                     } else
 #endif
                     {
-                        interleave_uint8_t((const uint8_t *const *)src, nr, n, t);
+                        interleave_u8((const uint8_t *const *)src, nr, n, t);
                         hblock8(&ax, t, C, (uint8_t *const *)dst, nr);
                     }
                     if (!need_v && alpha >= 0)
@@ -1131,7 +1122,7 @@ static double resize_cost(const gf_stage *s, const gf_shape *in)
     switch (gf_resize_level()) {
     case 2: return 0.15 + 0.028 * t * R + 0.34 * O; /* AVX-512 */
     case 1: return 0.2 + 0.04 * t * R + 0.34 * O;   /* AVX2 */
-    default: return 0.38 + 0.069 * t * R + 0.34 * O;
+    default: return 0.17 + 0.046 * t * R + 0.52 * O;
     }
 }
 
